@@ -1,0 +1,172 @@
+"""The `fmtcheck` command line (../shared/docs/cli-contract.md).
+
+Every command returns a `Report` (or prints its own output and returns an exit status). Errors in
+the input end as exit 2 with one line ``fmtcheck: error: WHERE: WHAT``; anything the models cannot
+interpret ends as exit 3. No traceback ever reaches the user: an unexpected exception is reported
+as an internal error on one line (exit 2) unless FMTCHECK_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Callable, Sequence
+
+from .errors import FmtcheckError
+from .options import Options
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors in the contract's one-line form."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"fmtcheck: error: usage: {message}\n")
+        raise SystemExit(2)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--max-examples", type=int, default=200, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="N")
+    p.add_argument("--tree", metavar="DIR", default=None)
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--fail-on", choices=("any", "breaking"), default="any")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("verify", help="compare two C sources (old, new)")
+    p.add_argument("old", nargs="?", help="reference C source (omit with --grammar)")
+    p.add_argument("new")
+    p.add_argument("--function", metavar="NAME")
+    p.add_argument("--grammar", metavar="NAME", help="use a grammar line as the reference side")
+    p.add_argument("--consumers", action="store_true")
+    _common(p)
+
+    p = sub.add_parser("patch", help="judge a kernel patch, mbox or thread")
+    p.add_argument("patches", nargs="+", metavar="PATCH")
+    p.add_argument("--consumers", action="store_true")
+    _common(p)
+
+    p = sub.add_parser("check", help="check captures against a grammar")
+    p.add_argument("captures", nargs="+", metavar="CAPTURE")
+    p.add_argument("--grammar", metavar="NAME")
+    _common(p)
+
+    p = sub.add_parser("diff", help="compare the layout of two captures")
+    p.add_argument("old")
+    p.add_argument("new")
+    p.add_argument("--grammar", metavar="NAME")
+    p.add_argument("--consumers", action="store_true")
+    _common(p)
+
+    p = sub.add_parser("grammars", help="list grammars or show one")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("reads", help="model or measure how read() slices seq_file output")
+    p.add_argument("source", nargs="?", help="a /proc path (live mode) or a capture (model mode)")
+    p.add_argument("--bufsize", type=int, action="append", metavar="N")
+    p.add_argument("--records", metavar="SIZES", help="comma-separated synthetic record sizes")
+    p.add_argument("--grammar", metavar="NAME")
+    p.add_argument("--model", action="store_true", help="treat SOURCE as a capture even under /proc")
+    p.add_argument("--check", action="store_true", help="property-check the byte stream")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    return Options(
+        seed=getattr(args, "seed", 0),
+        max_examples=getattr(args, "max_examples", 200),
+        function=getattr(args, "function", None),
+        grammar=getattr(args, "grammar", None),
+        tree=getattr(args, "tree", None),
+        fail_on=getattr(args, "fail_on", "any"),
+        consumers=getattr(args, "consumers", False),
+    )
+
+
+def _run_verify(args: argparse.Namespace):
+    from .engine import verify_files
+
+    if args.old is None and not args.grammar:
+        raise FmtcheckError("verify", "give OLD and NEW, or --grammar NAME and NEW")
+    return verify_files(args.old, args.new, options_from(args))
+
+
+def _run_patch(args: argparse.Namespace):
+    from .patchcheck import check_patches
+
+    return check_patches(args.patches, options_from(args))
+
+
+def _run_check(args: argparse.Namespace):
+    from .capture import check_captures
+
+    return check_captures(args.captures, options_from(args))
+
+
+def _run_diff(args: argparse.Namespace):
+    from .layoutdiff import diff_captures
+
+    return diff_captures(args.old, args.new, options_from(args))
+
+
+def _run_grammars(args: argparse.Namespace):
+    from .grammar import grammars_command
+
+    return grammars_command(args.name, args.format)
+
+
+def _run_reads(args: argparse.Namespace):
+    from .reads import reads_command
+
+    return reads_command(args)
+
+
+_HANDLERS: dict[str, Callable] = {
+    "verify": _run_verify,
+    "patch": _run_patch,
+    "check": _run_check,
+    "diff": _run_diff,
+    "grammars": _run_grammars,
+    "reads": _run_reads,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        outcome = _HANDLERS[args.command](args)
+    except FmtcheckError as err:
+        sys.stderr.write(f"fmtcheck: error: {err.where}: {err.what}\n")
+        return err.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("fmtcheck: error: interrupted\n")
+        return 2
+    except RecursionError:
+        sys.stderr.write("fmtcheck: error: input: nesting too deep to analyse\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write("fmtcheck: error: input: too large to analyse in memory\n")
+        return 2
+    except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks
+        if os.environ.get("FMTCHECK_DEBUG"):
+            raise
+        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {err}\n")
+        return 2
+    if isinstance(outcome, int):
+        return outcome
+    from .report import emit
+
+    emit(outcome, args.format, getattr(args, "color", "auto"))
+    return outcome.exit_code(getattr(args, "fail_on", "any"))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

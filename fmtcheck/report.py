@@ -1,0 +1,126 @@
+"""Text and JSON rendering of a `Report`.
+
+Whitespace is made visible only here: a space is '·', a tab '→' (then padding is not expanded), a
+NUL '␀', other control bytes '\\xHH', and a line that has no final newline is marked '⏎̸'. A caret
+line points at the first differing byte (by display column, so escapes do not shift it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import IO
+
+from .result import Divergence, Report, Result
+
+_VISIBLE = {0x20: "·", 0x09: "→", 0x00: "␀", 0x0D: "␍"}
+
+
+def visible(data: bytes) -> str:
+    """Render bytes with every whitespace and non-printable byte made visible."""
+    return "".join(_visible_byte(b) for b in data)
+
+
+def _visible_byte(b: int) -> str:
+    if b in _VISIBLE:
+        return _VISIBLE[b]
+    if b == 0x0A:
+        return "↵"
+    if 0x21 <= b < 0x7F:
+        return chr(b)
+    return f"\\x{b:02x}"
+
+
+def _display_column(data: bytes, column: int) -> int:
+    """Display width of the first column-1 bytes, so the caret lands under the right glyph."""
+    return sum(len(_visible_byte(b)) for b in data[: max(column - 1, 0)])
+
+
+def _use_color(color: str, stream: IO[str]) -> bool:
+    if color == "always":
+        return True
+    if color == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def format_divergence(d: Divergence, color: bool = False) -> list[str]:
+    """The lines a reviewer reads for one divergence."""
+    red, green, bold, reset = ("\x1b[31m", "\x1b[32m", "\x1b[1m", "\x1b[0m") if color else ("",) * 4
+    where = f"line {d.line}, column {d.column}"
+    if d.field:
+        where += f", field {d.field}"
+    lines = [f"  {bold}{where}: {d.severity} ({d.kind}){reset}"]
+    exp = visible(d.expected) + ("" if d.expected_has_newline else "⏎̸")
+    act = visible(d.actual) + ("" if d.actual_has_newline else "⏎̸")
+    lines.append(f"    expected: {green}{exp}{reset}")
+    lines.append(f"    actual:   {red}{act}{reset}")
+    caret = max(_display_column(d.expected, d.column), _display_column(d.actual, d.column))
+    lines.append("              " + " " * caret + "^")
+    if d.counterexample:
+        shown = ", ".join(f"{k}={_show_value(v)}" for k, v in d.counterexample.items())
+        lines.append(f"    counterexample: {shown}")
+    if d.note:
+        lines.append(f"    note: {d.note}")
+    if d.worst:
+        lines.append(f"    worst case ({d.worst.get('kind')}, {d.worst.get('severity')}):")
+        lines.append(f"      expected: {visible(d.worst.get('expected', b''))}")
+        lines.append(f"      actual:   {visible(d.worst.get('actual', b''))}")
+        ce = d.worst.get("counterexample") or {}
+        if ce:
+            lines.append("      input: " + ", ".join(f"{k}={_show_value(v)}" for k, v in ce.items()))
+    return lines
+
+
+def _show_value(value: object) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return '"' + visible(bytes(value)) + '"'
+    return repr(value)
+
+
+def format_result(r: Result, color: bool = False) -> list[str]:
+    head = f"{r.subject}: {r.verdict}"
+    if r.method:
+        head += f", {r.method}"
+    if r.cases:
+        head += f" ({r.cases} cases)"
+    lines = [head]
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    if r.classes:
+        lines.append("  inputs covered: " + ", ".join(r.classes))
+    for d in r.divergences:
+        lines.extend(format_divergence(d, color))
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    return lines
+
+
+def summary_line(report: Report) -> str:
+    counts: dict[str, int] = {}
+    for r in report.results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    return f"{report.verdict}: {parts}" if parts else report.verdict
+
+
+def render_text(report: Report, stream: IO[str] | None = None, color: str = "auto") -> str:
+    stream = stream or sys.stdout
+    use = _use_color(color, stream)
+    lines: list[str] = []
+    for r in report.results:
+        lines.extend(format_result(r, use))
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def emit(report: Report, fmt: str = "text", color: str = "auto", stream: IO[str] | None = None) -> None:
+    stream = stream or sys.stdout
+    stream.write(render_json(report) if fmt == "json" else render_text(report, stream, color))
