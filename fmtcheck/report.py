@@ -59,8 +59,7 @@ def format_divergence(d: Divergence, color: bool = False) -> list[str]:
     caret = max(_display_column(d.expected, d.column), _display_column(d.actual, d.column))
     lines.append("              " + " " * caret + "^")
     if d.counterexample:
-        shown = ", ".join(f"{k}={_show_value(v)}" for k, v in d.counterexample.items())
-        lines.append(f"    counterexample: {shown}")
+        lines.append(f"    counterexample: {_show_inputs(d.counterexample, d.field)}")
     if d.note:
         lines.append(f"    note: {d.note}")
     if d.worst:
@@ -69,8 +68,18 @@ def format_divergence(d: Divergence, color: bool = False) -> list[str]:
         lines.append(f"      actual:   {visible(d.worst.get('actual', b''))}")
         ce = d.worst.get("counterexample") or {}
         if ce:
-            lines.append("      input: " + ", ".join(f"{k}={_show_value(v)}" for k, v in ce.items()))
+            lines.append("      input: " + _show_inputs(ce, d.worst.get("field")))
     return lines
+
+
+def _show_inputs(values: dict, field: str | None) -> str:
+    """Inputs that matter first: the field at the column and every non-zero value; the rest are
+    summarised (they are all 0 or empty), so a 24-input counterexample stays readable."""
+    shown = [f"{k}={_show_value(v)}" for k, v in values.items() if k == field or (field and k in field) or v not in (0, b"")]
+    rest = len(values) - len(shown)
+    if rest:
+        shown.append(f"{'all' if not shown else 'the'} {rest} other input(s) 0 or empty")
+    return ", ".join(shown)
 
 
 def _show_value(value: object) -> str:

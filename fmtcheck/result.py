@@ -6,7 +6,7 @@ Lines are bytes end to end; escaping happens only here, when a result becomes JS
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dc_field
 from typing import Any
 
 VERDICT_ORDER = ("nothing-to-check", "equivalent", "inconclusive", "divergent")
@@ -56,7 +56,7 @@ class Divergence:
     field: str | None = None
     severity: str = "breaking"  # "breaking" | "cosmetic"
     kind: str = "value"
-    counterexample: dict[str, Any] = field(default_factory=dict)
+    counterexample: dict[str, Any] = dc_field(default_factory=dict)
     expected_has_newline: bool = True
     actual_has_newline: bool = True
     note: str | None = None  # e.g. the worst-case input when it differs from the minimal one
@@ -89,10 +89,10 @@ class Result:
     method: str | None = None  # "proven" | "tested" | None
     cases: int = 0
     reason: str | None = None
-    divergences: list[Divergence] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    classes: list[str] = field(default_factory=list)  # input classes covered when tested
-    extra: dict[str, Any] = field(default_factory=dict)
+    divergences: list[Divergence] = dc_field(default_factory=list)
+    notes: list[str] = dc_field(default_factory=list)
+    classes: list[str] = dc_field(default_factory=list)  # input classes covered when tested
+    extra: dict[str, Any] = dc_field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -116,8 +116,8 @@ class Report:
     """All results of one command; the overall verdict is the worst of them."""
 
     command: str
-    results: list[Result] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    results: list[Result] = dc_field(default_factory=list)
+    notes: list[str] = dc_field(default_factory=list)
 
     @property
     def verdict(self) -> str:

@@ -1,0 +1,547 @@
+"""C front end: kernel C text (whole files, functions, fragments) to tree-sitter syntax trees.
+
+Kernel code is not plain C: it leans on the preprocessor (`#define` wrappers such as SEQ_PUT_DEC,
+string macros, `for_each_*` iterators written like statements) and on annotations (`__weak`,
+`__aligned(n)`, `__always_inline`). tree-sitter parses C, not the preprocessor, so this module
+first runs a small, bounded preprocessor of its own over the text:
+
+- `#define`s given in the input are collected and expanded (object- and function-like, with `#`
+  and `##`); every other directive line is blanked, and of a `#if`/`#ifdef` block only the first
+  branch is kept (the configuration with the feature on);
+- annotations that carry no meaning for output are blanked;
+- `for_each_x(args)` statement heads become `for (;__fc_each("for_each_x", args);)` so that
+  tree-sitter sees a loop; the interpreter gives such loops an input-chosen iteration count.
+
+Line numbers survive every rewrite (replacements never add or remove newlines), so reports point
+at the user's lines. A text with no function definition is a statement list, and a text whose
+braces do not balance is a fragment cut from the middle of a function: both are wrapped in a
+synthetic function `__fc_fragment` after the braces are balanced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterator
+
+from .errors import InputError
+
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+MAX_EXPANSION_BYTES = 8 * 1024 * 1024
+MAX_EXPANSION_DEPTH = 64
+FRAGMENT_NAME = "__fc_fragment"
+
+_ANNOTATIONS = re.compile(
+    rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|"
+    rb"must_check|pure|noreturn|used|ro_after_init|read_mostly|initdata|force|bitwise|kernel|"
+    rb"noinline_for_stack|noinline)|noinline|notrace|__always_unused|asmlinkage|__visible)\b"
+)
+_ANNOTATIONS_WITH_ARGS = re.compile(
+    rb"\b(?:__aligned|__printf|__section|__attribute__|__acquires|__releases|__must_hold|"
+    rb"__cacheline_aligned_in_smp|__counted_by|__nonstring|__guarded_by)\s*\("
+)
+_FOR_EACH = re.compile(rb"\b(\w*for_each\w*|\w*_foreach\w*)\s*\(")
+_TOKEN = re.compile(
+    rb"""(?P<ws>[ \t\r\f\v]+)|(?P<nl>\n)|(?P<comment>/\*.*?\*/|//[^\n]*)
+    |(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+    |(?P<id>[A-Za-z_]\w*)|(?P<num>\.?\d(?:[\w.]|[eEpP][+-])*)
+    |(?P<punct>\#\#|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|[^\s])""",
+    re.S | re.X,
+)
+
+
+@dataclass
+class Macro:
+    """A `#define` from the input: object-like when params is None."""
+
+    name: str
+    params: list[str] | None
+    body: list[bytes]
+    line: int
+    variadic: bool = False
+
+
+@dataclass
+class Source:
+    """Preprocessed text ready for tree-sitter, with what the preprocessor learned."""
+
+    text: bytes
+    macros: dict[str, Macro] = field(default_factory=dict)
+    wrapped: bool = False  # the text was wrapped into __fc_fragment
+    line_offset: int = 0  # subtract from tree line numbers to get the user's line
+
+
+def _check_text(data: bytes, where: str) -> None:
+    if len(data) > MAX_SOURCE_BYTES:
+        raise InputError(where, f"source is {len(data)} bytes, over the {MAX_SOURCE_BYTES} limit")
+    if not data.strip():
+        raise InputError(where, "empty input: no C code")
+    if b"\x00" in data:
+        raise InputError(where, "binary file (NUL byte): not C source")
+    sample = data[:65536]
+    odd = sum(1 for b in sample if b < 9 or 13 < b < 32 or b == 127)
+    if odd * 50 > len(sample):
+        raise InputError(where, "binary file: not C source")
+
+
+def _join_continuations(data: bytes) -> list[bytes]:
+    """Split into physical lines; a directive continued with backslashes is kept whole, with
+    the continued lines left empty so the line count does not change."""
+    lines = data.split(b"\n")
+    out: list[bytes] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        extra = 0
+        if line.lstrip().startswith(b"#"):
+            while line.rstrip(b" \t\r").endswith(b"\\") and i + extra + 1 < len(lines):
+                extra += 1
+                line = line.rstrip(b" \t\r")[:-1] + b" " + lines[i + extra]
+        out.append(line)
+        out.extend([b""] * extra)
+        i += extra + 1
+    return out
+
+
+def _parse_define(line: bytes, lineno: int) -> Macro | None:
+    m = re.match(rb"\s*#\s*define\s+([A-Za-z_]\w*)(\()?", line)
+    if not m:
+        return None
+    name = m.group(1).decode()
+    rest = line[m.end():]
+    params: list[str] | None = None
+    variadic = False
+    if m.group(2):
+        close = rest.find(b")")
+        if close < 0:
+            return None
+        raw = [p.strip() for p in rest[:close].split(b",") if p.strip()]
+        params = []
+        for p in raw:
+            if p == b"...":
+                variadic = True
+                params.append("__VA_ARGS__")
+            else:
+                params.append(p.decode("latin-1"))
+        rest = rest[close + 1:]
+    body = [t for t in tokenize(_strip_comments(rest)) if not t.isspace()]
+    return Macro(name, params, body, lineno, variadic)
+
+
+def _strip_comments(data: bytes) -> bytes:
+    return re.sub(rb"/\*.*?\*/|//[^\n]*", b" ", data, flags=re.S)
+
+
+def tokenize(data: bytes) -> list[bytes]:
+    """C tokens, with whitespace runs, newlines and comments kept as tokens of their own."""
+    return [m.group(0) for m in _TOKEN.finditer(data)]
+
+
+def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
+    """Blank every directive line, collect defines, keep only the first branch of conditionals."""
+    macros: dict[str, Macro] = {}
+    out: list[bytes] = []
+    # stack of "is this region kept" flags
+    stack: list[tuple[bool, bool]] = []  # (parent_kept, this_branch_kept)
+    kept = True
+    for lineno, line in enumerate(lines, 1):
+        stripped = line.lstrip()
+        if not stripped.startswith(b"#"):
+            out.append(line if kept else b"")
+            continue
+        word = re.match(rb"#\s*(\w*)", stripped)
+        directive = word.group(1) if word else b""
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            stack.append((kept, kept))
+        elif directive in (b"elif", b"else"):
+            if stack:
+                parent, _ = stack[-1]
+                stack[-1] = (parent, False)
+                kept = False
+        elif directive == b"endif":
+            if stack:
+                kept, _ = stack.pop()
+        elif directive == b"define" and kept:
+            macro = _parse_define(line, lineno)
+            if macro:
+                macros[macro.name] = macro
+        elif directive == b"undef" and kept:
+            name = stripped.split()[1:2]
+            if name:
+                macros.pop(name[0].decode("latin-1"), None)
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            kept = stack[-1][0]
+        out.append(b"")
+    return out, macros
+
+
+class _Expander:
+    """A bounded macro expander over token lists (the subset of cpp the kernel's output code uses)."""
+
+    def __init__(self, macros: dict[str, Macro]) -> None:
+        self.macros = macros
+        self.budget = MAX_EXPANSION_BYTES
+
+    def expand(self, tokens: list[bytes], hide: frozenset[str] = frozenset(), depth: int = 0) -> list[bytes]:
+        if depth > MAX_EXPANSION_DEPTH:
+            raise InputError("macro", "macro expansion nested too deeply")
+        out: list[bytes] = []
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            name = tok.decode("latin-1") if _is_ident(tok) else None
+            macro = self.macros.get(name) if name and name not in hide else None
+            if macro is None:
+                out.append(tok)
+                i += 1
+                continue
+            if macro.params is None:
+                out.extend(self.expand(list(macro.body), hide | {name}, depth + 1))
+                i += 1
+                continue
+            j = _skip_space(tokens, i + 1)
+            if j >= len(tokens) or tokens[j] != b"(":
+                out.append(tok)
+                i += 1
+                continue
+            args, end = _collect_args(tokens, j)
+            body = self._substitute(macro, args, hide, depth)
+            self.budget -= sum(len(t) for t in body)
+            if self.budget < 0:
+                raise InputError(f"line {macro.line}", f"expansion of macro {name} is too large")
+            out.extend(self.expand(body, hide | {name}, depth + 1))
+            # keep the line count: the newlines swallowed inside the argument list come after
+            out.extend(b"\n" for t in tokens[i:end] if t == b"\n")
+            i = end
+        return out
+
+    def _substitute(self, macro: Macro, args: list[list[bytes]], hide: frozenset[str], depth: int) -> list[bytes]:
+        params = macro.params or []
+        if macro.variadic and len(args) > len(params):
+            head = args[: len(params) - 1]
+            tail: list[bytes] = []
+            for k, a in enumerate(args[len(params) - 1:]):
+                if k:
+                    tail.append(b",")
+                tail.extend(a)
+            args = head + [tail]
+        table = {p: args[k] if k < len(args) else [] for k, p in enumerate(params)}
+        body = macro.body
+        out: list[bytes] = []
+        k = 0
+        while k < len(body):
+            tok = body[k]
+            if tok == b"#" and k + 1 < len(body) and body[k + 1].decode("latin-1") in table:
+                text = b" ".join(t for t in table[body[k + 1].decode("latin-1")] if not t.isspace())
+                out.append(b'"' + text.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"')
+                k += 2
+                continue
+            if tok == b"##" and out and k + 1 < len(body):
+                nxt = body[k + 1]
+                nxt_tokens = table.get(nxt.decode("latin-1"), [nxt])
+                nxt_tokens = [t for t in nxt_tokens if not t.isspace()]
+                glued = out.pop() + (nxt_tokens[0] if nxt_tokens else b"")
+                out.append(glued)
+                out.extend(nxt_tokens[1:])
+                k += 2
+                continue
+            name = tok.decode("latin-1")
+            if name in table and not (k + 1 < len(body) and body[k + 1] == b"##"):
+                out.extend(self.expand([t for t in table[name] if t != b"\n"], hide, depth + 1))
+            elif name in table:
+                out.extend(t for t in table[name] if t != b"\n")
+            else:
+                out.append(tok)
+            out.append(b" ")
+            k += 1
+        return out
+
+
+def _is_ident(tok: bytes) -> bool:
+    return bool(tok) and (tok[0:1].isalpha() or tok[0:1] == b"_") and tok.replace(b"_", b"a").isalnum()
+
+
+def _skip_space(tokens: list[bytes], j: int) -> int:
+    while j < len(tokens) and (tokens[j].isspace() or tokens[j].startswith((b"/*", b"//"))):
+        j += 1
+    return j
+
+
+def _collect_args(tokens: list[bytes], open_index: int) -> tuple[list[list[bytes]], int]:
+    """Arguments of a macro call whose '(' is at open_index; returns them and the index after ')'."""
+    depth = 0
+    args: list[list[bytes]] = [[]]
+    j = open_index
+    while j < len(tokens):
+        tok = tokens[j]
+        if tok == b"(":
+            depth += 1
+            if depth > 1:
+                args[-1].append(tok)
+        elif tok == b")":
+            depth -= 1
+            if depth == 0:
+                return ([a for a in args] if any(args) or len(args) > 1 else []), j + 1
+            args[-1].append(tok)
+        elif tok == b"," and depth == 1:
+            args.append([])
+        elif not tok.startswith((b"/*", b"//")):
+            args[-1].append(tok)
+        j += 1
+    raise InputError("macro", "unterminated macro argument list")
+
+
+def _blank_annotations(text: bytes) -> bytes:
+    text = _ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
+    out = bytearray()
+    pos = 0
+    for m in _ANNOTATIONS_WITH_ARGS.finditer(text):
+        if m.start() < pos:
+            continue
+        end = _matching_paren(text, m.end() - 1)
+        if end is None:
+            continue
+        out += text[pos:m.start()]
+        out += bytes(b if b == 0x0A else 0x20 for b in text[m.start():end + 1])
+        pos = end + 1
+    out += text[pos:]
+    return bytes(out)
+
+
+def _matching_paren(text: bytes, open_pos: int) -> int | None:
+    depth = 0
+    i = open_pos
+    in_str: int | None = None
+    while i < len(text):
+        c = text[i]
+        if in_str is not None:
+            if c == 0x5C:
+                i += 2
+                continue
+            if c == in_str:
+                in_str = None
+        elif c in (0x22, 0x27):
+            in_str = c
+        elif c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _rewrite_for_each(text: bytes) -> bytes:
+    """`for_each_x(a, b)` as a statement head becomes `for (;__fc_each("for_each_x", a, b);)`."""
+    out = bytearray()
+    pos = 0
+    for m in _FOR_EACH.finditer(text):
+        if m.start() < pos:
+            continue
+        before = text[:m.start()].rstrip()
+        # only at statement position: after ';', '{', '}', ')' (an if/else head) or 'else' or start
+        if before and not (before.endswith((b";", b"{", b"}", b")", b":")) or before.endswith(b"else")):
+            continue
+        close = _matching_paren(text, m.end() - 1)
+        if close is None:
+            continue
+        name = m.group(1)
+        args = text[m.end():close]
+        out += text[pos:m.start()]
+        out += b'for (;__fc_each("' + name + b'"' + (b", " + args if args.strip() else b"") + b");)"
+        pos = close + 1
+    out += text[pos:]
+    return bytes(out)
+
+
+def _balance_braces(text: bytes) -> tuple[bytes, bool]:
+    """Close a fragment cut from a function: add '{' before and '}' after as needed."""
+    depth = 0
+    lowest = 0
+    for tok in tokenize(text):
+        if tok == b"{":
+            depth += 1
+        elif tok == b"}":
+            depth -= 1
+            lowest = min(lowest, depth)
+    opening = -lowest
+    closing = depth + opening
+    if opening == 0 and closing == 0:
+        return text, False
+    return b"{" * opening + text + b"\n" + b"}" * closing, True
+
+
+def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro] | None = None) -> Source:
+    """Run the bounded preprocessor; the result is C that tree-sitter can parse."""
+    _check_text(data, where)
+    data = data.replace(b"\r\n", b"\n")
+    lines, macros = _directives(_join_continuations(data))
+    if extra_macros:
+        macros = {**extra_macros, **macros}
+    text = b"\n".join(lines)
+    if macros:
+        text = b"".join(_Expander(macros).expand(tokenize(text)))
+    text = _blank_annotations(text)
+    text = _rewrite_for_each(text)
+    return Source(text, macros)
+
+
+# ---------------------------------------------------------------------------------------------
+# tree-sitter
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter_c
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_c.language()))
+
+
+def parse_tree(text: bytes):
+    """Parse C text; tree-sitter never raises on bad input, it marks ERROR nodes."""
+    return _parser().parse(text)
+
+
+def walk(node) -> Iterator:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def function_name(node) -> str | None:
+    """The name of a function_definition node (through pointer declarators)."""
+    decl = node.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        return None
+    inner = decl.child_by_field_name("declarator")
+    while inner is not None and inner.type not in ("identifier", "field_identifier"):
+        inner = inner.child_by_field_name("declarator")
+    return inner.text.decode("latin-1") if inner is not None else None
+
+
+@dataclass
+class Unit:
+    """A parsed input: its functions, file-scope declarations and macros."""
+
+    source: Source
+    tree: object
+    functions: dict[str, object]
+    globals: list[object]
+    where: str
+
+    def user_line(self, node) -> int:
+        return node.start_point[0] + 1 - self.source.line_offset
+
+
+def _first_error(node):
+    for n in walk(node):
+        if n.type == "ERROR" or n.is_missing:
+            return n
+    return None
+
+
+def parse_unit(data: bytes | str, where: str = "input") -> Unit:
+    """Parse a whole file, a set of functions, a statement list or a fragment of a function."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    source = preprocess(data, where)
+    tree = parse_tree(source.text)
+    functions, globals_ = _top_level(tree.root_node)
+    if not functions or _looks_like_fragment(tree.root_node, source.text):
+        source = _wrap_fragment(source)
+        tree = parse_tree(source.text)
+        functions, globals_ = _top_level(tree.root_node)
+    unit = Unit(source, tree, functions, globals_, where)
+    _reject_garbage(unit)
+    return unit
+
+
+def _top_level(root) -> tuple[dict[str, object], list[object]]:
+    functions: dict[str, object] = {}
+    globals_: list[object] = []
+    for child in root.children:
+        if child.type == "function_definition":
+            name = function_name(child)
+            if name:
+                functions[name] = child
+        elif child.type == "declaration":
+            globals_.append(child)
+    return functions, globals_
+
+
+def _looks_like_fragment(root, text: bytes) -> bool:
+    """Statements at file scope or unbalanced braces mean the text was cut from a function."""
+    balanced, changed = _balance_braces(text)
+    if changed:
+        return True
+    for child in root.children:
+        if child.type in ("expression_statement", "if_statement", "for_statement", "while_statement",
+                          "return_statement", "compound_statement"):
+            return True
+        if child.type == "ERROR" and not any(c.type == "function_definition" for c in child.children):
+            return True
+    return False
+
+
+def _wrap_fragment(source: Source) -> Source:
+    """Keep whole function definitions at file scope; wrap the statements into __fc_fragment."""
+    text, _ = _balance_braces(source.text)
+    tree = parse_tree(text)
+    keep = bytearray()
+    body = bytearray()
+    last = 0
+    for child in tree.root_node.children:
+        start, end = child.start_byte, child.end_byte
+        gap = text[last:start]
+        if child.type in ("function_definition", "preproc_def", "preproc_function_def") or (
+            child.type == "declaration" and child.start_point[1] == 0 and b"(" not in child.text.split(b"=")[0]
+            and _is_file_scope_decl(child)
+        ):
+            keep += _newlines_only(gap) + text[start:end]
+            body += _newlines_only(gap) + _newlines_only(text[start:end])
+        else:
+            keep += _newlines_only(gap) + _newlines_only(text[start:end])
+            body += gap + text[start:end]
+        last = end
+    keep += _newlines_only(text[last:])
+    body += text[last:]
+    wrapped = bytes(keep) + b"\nvoid " + FRAGMENT_NAME.encode() + b"(void)\n{\n" + bytes(body) + b"\n}\n"
+    # the statements now start after the kept text plus three lines
+    offset = keep.count(b"\n") + 3
+    return Source(wrapped, source.macros, True, offset)
+
+
+def _is_file_scope_decl(node) -> bool:
+    return any(c.type == "storage_class_specifier" and c.text in (b"static", b"extern") for c in node.children)
+
+
+def _newlines_only(data: bytes) -> bytes:
+    return b"\n" * data.count(b"\n")
+
+
+def _reject_garbage(unit: Unit) -> None:
+    """Text that is not C at all (prose, binary noise) is bad input, not an unsupported construct."""
+    root = unit.tree.root_node
+    if not unit.functions:
+        raise InputError(unit.where, "no C function or statement found")
+    total = max(len(unit.source.text.strip()), 1)
+    err_bytes = sum(n.end_byte - n.start_byte for n in root.children if n.type == "ERROR")
+    meaningful = [f for f in unit.functions.values() if f.child_by_field_name("body") is not None]
+    if err_bytes * 2 > total or not meaningful:
+        raise InputError(unit.where, "not C source (tree-sitter could not parse it)")
+
+
+def syntax_error_in(node, unit: Unit) -> tuple[int, str] | None:
+    """The first syntax error inside a function, as (user line, text)."""
+    err = _first_error(node)
+    if err is None:
+        return None
+    snippet = err.text[:40].decode("latin-1", "replace").replace("\n", " ")
+    return unit.user_line(err), snippet

@@ -1,0 +1,396 @@
+"""The core question: do two versions of a show function print the same bytes for every input?
+
+Stages, each in its own module: `cfront` parses, `interp` compiles both sides to closures over
+a shared `InputSpace`, `outputs` renders or traces, `inputs` chooses values, `compare` locates and
+classifies a difference. This module runs them in order:
+
+1. proof: run both sides on symbols; if neither branches on an input and both print the same
+   sequence of literal bytes and normalised fields, the rewrite is `proven` for all inputs;
+2. test: the deterministic sweep, then Hypothesis (only when the proof failed), replaying every
+   case through both sides;
+3. report: every divergence is shrunk, replayed once more through both sides, located (line,
+   column, field) and classified (kind, severity), and the worst case found beside the minimal one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import cfront
+from .compare import Outcome, describe, first_difference, line_labels
+from .errors import FmtcheckError, Inconclusive, InputError
+from .inputs import HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, sweep
+from .interp import SEQ, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
+from .options import Options
+from .outputs import ConcreteOutput, TraceOutput
+from .result import Divergence, Report, Result
+from .symbolic import NotProvable
+
+MAX_INPUT_KEYS = 512
+
+
+def read_source(path: str) -> bytes:
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise InputError(path, "is a directory, not a C source file")
+        return p.read_bytes() if path != "-" else __import__("sys").stdin.buffer.read()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except PermissionError:
+        raise InputError(path, "permission denied") from None
+    except OSError as err:
+        raise InputError(path, err.strerror or str(err)) from None
+
+
+def verify_files(old_path: str | None, new_path: str, options: Options) -> Report:
+    """`fmtcheck verify OLD NEW` (or `--grammar NAME NEW`)."""
+    new = read_source(new_path)
+    if options.grammar:
+        from .grammar_ref import grammar_reference_source
+
+        old = grammar_reference_source(options.grammar, new, options)
+        return verify_sources(old, new, options, old_label=f"grammar:{options.grammar}", new_label=new_path)
+    old = read_source(old_path)
+    return verify_sources(old, new, options, old_label=old_path, new_label=new_path)
+
+
+def verify_sources(old: bytes | str, new: bytes | str, options: Options | None = None, *,
+                   function: str | None = None, subject: str | None = None,
+                   old_label: str = "old", new_label: str = "new") -> Report:
+    """Compare every output function the two sources share (or the one named)."""
+    options = options or Options()
+    if function:
+        options.function = function
+    old_unit = cfront.parse_unit(_as_bytes(old), old_label)
+    new_unit = cfront.parse_unit(_as_bytes(new), new_label)
+    pairs = pair_functions(old_unit, new_unit, options.function)
+    report = Report("verify")
+    for old_name, new_name in pairs:
+        name = new_name if new_name != cfront.FRAGMENT_NAME else (old_name if old_name != cfront.FRAGMENT_NAME else "fragment")
+        report.results.append(judge(old_unit, new_unit, old_name, new_name, options, subject or name))
+    return report
+
+
+def compare_functions(old_src: bytes, new_src: bytes, function: str, options: Options, subject: str) -> Result:
+    """One function, old text against new text (the entry point `fmtcheck patch` uses)."""
+    old_unit = cfront.parse_unit(_as_bytes(old_src), f"{subject} (old)")
+    new_unit = cfront.parse_unit(_as_bytes(new_src), f"{subject} (new)")
+    old_name = function if function in old_unit.functions else _single(old_unit, function)
+    new_name = function if function in new_unit.functions else _single(new_unit, function)
+    return judge(old_unit, new_unit, old_name, new_name, options, subject)
+
+
+def _single(unit: cfront.Unit, wanted: str) -> str:
+    if cfront.FRAGMENT_NAME in unit.functions:
+        return cfront.FRAGMENT_NAME
+    raise InputError(unit.where, f"function {wanted} not found")
+
+
+def _as_bytes(data: bytes | str) -> bytes:
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+
+
+def pair_functions(old: cfront.Unit, new: cfront.Unit, wanted: str | None) -> list[tuple[str, str]]:
+    """Which old function is compared with which new one."""
+    if wanted:
+        missing = [u.where for u in (old, new) if wanted not in u.functions]
+        if missing:
+            raise InputError(missing[0], f"no function named {wanted}")
+        return [(wanted, wanted)]
+    old_entries = entry_points(old)
+    new_entries = entry_points(new)
+    common = [n for n in old_entries if n in new_entries]
+    if common:
+        return [(n, n) for n in common]
+    if len(old_entries) == 1 and len(new_entries) == 1:
+        return [(old_entries[0], new_entries[0])]
+    if not old_entries or not new_entries:
+        side = old if not old_entries else new
+        raise InputError(side.where, "no function that writes to a seq_file")
+    raise InputError(new.where, "several output functions and none in common: name one with --function")
+
+
+def entry_points(unit: cfront.Unit) -> list[str]:
+    """Output functions that no other function of the unit calls."""
+    prints = {name for name in unit.functions if _writes_output(unit, name, set())}
+    called: set[str] = set()
+    for name, node in unit.functions.items():
+        for n in cfront.walk(node):
+            if n.type == "call_expression":
+                callee = n.child_by_field_name("function")
+                if callee is not None and callee.text.decode("latin-1") in unit.functions and callee.text.decode("latin-1") != name:
+                    called.add(callee.text.decode("latin-1"))
+    return [n for n in unit.functions if n in prints and n not in called]
+
+
+def _writes_output(unit: cfront.Unit, name: str, seen: set[str]) -> bool:
+    from .interp import PRIMITIVES
+
+    if name in seen:
+        return False
+    seen.add(name)
+    node = unit.functions[name]
+    for n in cfront.walk(node):
+        if n.type == "call_expression":
+            callee = n.child_by_field_name("function").text.decode("latin-1")
+            if callee in PRIMITIVES:
+                return True
+            if callee in unit.functions and _writes_output(unit, callee, seen):
+                return True
+        if n.type == "parameter_declaration" and b"seq_file" in n.text:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    program: Program
+    function: str
+    params: list
+
+
+class Budget:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def over(self) -> bool:
+        return time.monotonic() > self.end
+
+
+def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
+          options: Options, subject: str) -> Result:
+    """The verdict on one pair of functions."""
+    space = InputSpace()
+    collect_hints(old_unit, space)
+    collect_hints(new_unit, space)
+    try:
+        old = _side(old_unit, space, old_name, "old")
+        new = _side(new_unit, space, new_name, "new")
+    except Inconclusive as err:
+        return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
+    runner = Runner(old, new)
+    try:
+        return runner.decide(options, subject)
+    except Inconclusive as err:
+        return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}")
+
+
+def _side(unit: cfront.Unit, space: InputSpace, name: str, label: str) -> Side:
+    program = Program(unit, space, label)
+    program.function(name)
+    return Side(program, name, program.signatures[name])
+
+
+class Runner:
+    """Runs cases through both sides and collects what differs."""
+
+    def __init__(self, old: Side, new: Side) -> None:
+        self.old = old
+        self.new = new
+        self.cases = 0
+        self.ub_notes: list[str] = []
+        self.aliases: dict[str, str] = {}
+        self.kinds: dict[str, Any] = {}
+
+    # -- one case -------------------------------------------------------------------------
+    def run_side(self, side: Side, inputs, out) -> Context:
+        ctx = Context(inputs, out, side.program.label)
+        args = []
+        for pname, ptype in side.params:
+            if ptype in (("ptr", ("struct", "seq_file")), ("struct", "seq_file")):
+                args.append(SEQ)
+            elif ptype[0] == "int":
+                args.append(inputs.int_input(pname, ptype))
+            else:
+                args.append(Free(pname))
+        side.program.compiled[side.function](ctx, args)
+        return ctx
+
+    def run_case(self, inputs) -> Outcome | None:
+        """Both sides on one input source; None when the case has undefined behaviour."""
+        old_out, new_out = ConcreteOutput(), ConcreteOutput()
+        try:
+            old_ctx = self.run_side(self.old, inputs, old_out)
+            self.run_side(self.new, inputs, new_out)
+        except UndefinedBehaviour as ub:
+            if len(self.ub_notes) < 4:
+                self.ub_notes.append(f"undefined behaviour at line {ub.line}: {ub.what}; such inputs were skipped")
+            return None
+        self.cases += 1
+        for k, v in old_ctx.aliases.items():
+            self.aliases.setdefault(k, v)
+        for line, what in old_out.ub + new_out.ub:
+            note = f"line {line}: {what}"
+            if note not in self.ub_notes and len(self.ub_notes) < 4:
+                self.ub_notes.append(note)
+        return Outcome(old_out, new_out, dict(inputs.assignment()))
+
+    # -- the whole decision ---------------------------------------------------------------
+    def decide(self, options: Options, subject: str) -> Result:
+        budget = Budget(options.deadline_seconds)
+        proven, proof_note = self.prove()
+        discovery = VectorInputs()
+        self.run_case(discovery)
+        self.kinds = dict(discovery.kinds)
+        divergent: list[Outcome] = []
+        truncated = False
+        for vector in sweep(self.kinds):
+            if budget.over():
+                truncated = True
+                break
+            inputs = VectorInputs(vector)
+            outcome = self.run_case(inputs)
+            self._learn_kinds(inputs)
+            if outcome is not None and not outcome.same:
+                divergent.append(outcome)
+                if len(divergent) > 2000:
+                    break
+        hypothesis_cases = 0
+        minimal: Outcome | None = None
+        if not proven or divergent:
+            minimal, hypothesis_cases = self.search(options, budget, bool(divergent))
+            if minimal is not None:
+                divergent.append(minimal)
+        result = Result(subject, "equivalent", cases=self.cases)
+        result.notes.extend(self.ub_notes)
+        if divergent:
+            result.verdict = "divergent"
+            result.method = None
+            result.divergences = self.report(divergent, minimal)
+            return result
+        result.method = "proven" if proven else "tested"
+        result.classes = classes_covered(self.kinds)
+        if hypothesis_cases:
+            result.classes.append(f"{hypothesis_cases} Hypothesis-generated vectors (seed {options.seed})")
+        if not proven and proof_note:
+            result.notes.append(f"not proven: {proof_note}")
+        if truncated:
+            result.notes.append(f"time bound of {options.deadline_seconds:.0f} s reached: sweep incomplete")
+        return result
+
+    def _learn_kinds(self, inputs) -> None:
+        for k, v in inputs.kinds.items():
+            if k not in self.kinds and len(self.kinds) < MAX_INPUT_KEYS:
+                self.kinds[k] = v
+
+    def prove(self) -> tuple[bool, str | None]:
+        """Both sides traced on symbols; equal traces are a proof for every input."""
+        try:
+            old_trace, new_trace = TraceOutput(), TraceOutput()
+            inputs = SymbolicInputs()
+            self.run_side(self.old, inputs, old_trace)
+            self.run_side(self.new, inputs, new_trace)
+        except NotProvable as why:
+            return False, str(why)
+        except (UndefinedBehaviour, FmtcheckError) as why:
+            return False, str(why)
+        if old_trace.items == new_trace.items:
+            return True, None
+        return False, "the two sides print different sequences of literal text and fields"
+
+    def search(self, options: Options, budget: Budget, known: bool) -> tuple[Outcome | None, int]:
+        """Hypothesis over the same input classes; returns its shrunk counterexample, if any."""
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+        from hypothesis import strategies as st
+        from hypothesis.errors import HypothesisException
+
+        found: list[Outcome] = []
+        count = [0]
+
+        class _Diverged(Exception):
+            pass
+
+        @seed(options.seed)
+        @settings(max_examples=max(options.max_examples, 1), database=None, deadline=None,
+                  derandomize=False, phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+                  suppress_health_check=list(HealthCheck), print_blob=False)
+        @given(st.data())
+        def probe(data) -> None:
+            if budget.over() and not found:
+                return
+            inputs = HypothesisInputs(data)
+            outcome = self.run_case(inputs)
+            count[0] += 1
+            if outcome is not None and not outcome.same:
+                found.append(outcome)
+                raise _Diverged()
+
+        try:
+            probe()
+        except _Diverged:
+            pass
+        except HypothesisException:
+            pass
+        if not found:
+            return None, count[0]
+        return self.replay(found[-1]), count[0]
+
+    def replay(self, outcome: Outcome) -> Outcome:
+        """Every reported counterexample runs through both sides once more."""
+        again = self.run_case(VectorInputs(outcome.inputs, default_loop=0))
+        if again is None or again.same or again.old.data != outcome.old.data or again.new.data != outcome.new.data:
+            raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
+        return again
+
+    # -- reporting ------------------------------------------------------------------------
+    def report(self, divergent: list[Outcome], minimal: Outcome | None) -> list[Divergence]:
+        """One divergence per differing line label, each with its smallest counterexample."""
+        by_label: dict[str, list[Outcome]] = {}
+        for outcome in divergent:
+            for label in line_labels(outcome):
+                by_label.setdefault(label, []).append(outcome)
+        out: list[Divergence] = []
+        for label, outcomes in by_label.items():
+            if minimal is not None and minimal in outcomes:
+                best = minimal
+            else:
+                best = self.shrink(min(outcomes, key=_size), label)
+            div = describe(best, self.aliases, label)
+            worst = max(outcomes, key=lambda o: describe(o, self.aliases, label).severity == "breaking")
+            worst_div = describe(worst, self.aliases, label)
+            if div.severity == "cosmetic" and worst_div.severity == "breaking":
+                div.severity = "breaking"
+                div.note = (f"cosmetic at the smallest input, but {worst_div.kind} when values fill their "
+                            "columns: see the worst case")
+                div.worst = {
+                    "kind": worst_div.kind, "severity": worst_div.severity,
+                    "expected": worst_div.expected, "actual": worst_div.actual,
+                    "line": worst_div.line, "column": worst_div.column,
+                    "counterexample": worst_div.counterexample,
+                }
+            out.append(div)
+        out.sort(key=lambda d: (d.line, d.column))
+        return out
+
+    def shrink(self, outcome: Outcome, label: str) -> Outcome:
+        """Greedy shrinking for divergences Hypothesis did not minimise itself."""
+        best = outcome
+        for key in list(best.inputs):
+            for candidate in _smaller(best.inputs[key]):
+                trial = dict(best.inputs)
+                trial[key] = candidate
+                again = self.run_case(VectorInputs(trial))
+                if again is not None and not again.same and label in line_labels(again):
+                    best = again
+                    break
+        return self.replay(best)
+
+
+def _size(outcome: Outcome) -> int:
+    return sum(len(str(v)) for v in outcome.inputs.values())
+
+
+def _smaller(value: Any) -> list[Any]:
+    if isinstance(value, int):
+        return [v for v in (0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000,
+                            9999999, 10000000) if abs(v) < abs(value)]
+    if isinstance(value, bytes):
+        return [value[:n] for n in range(1, len(value))]
+    return []

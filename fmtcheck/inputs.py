@@ -1,0 +1,265 @@
+"""Inputs: where layouts break, and how to draw them.
+
+Random 64-bit values almost always have 19 or 20 digits, so they never exercise padding. The
+inputs here are chosen by digit length instead: for every integer input 0, 1, 9, 10, every
+10^k - 1 and 10^k, the hex digit boundaries, the type's maximum and minimum; for every string input
+every length up to its bound, in its domain (an interface name is 1..15 bytes of anything but '/',
+':' and whitespace). The deterministic sweep moves one input at a time through those values while
+the others keep small distinct values (distinct, so that two swapped fields show), then moves all
+inputs together through each digit length (so that a separator that only matters when columns fill
+up is seen). Hypothesis then draws from the same classes and shrinks what fails.
+
+Input sources give the interpreter values on demand, keyed by path; both sides of one case share
+one source, so they see the same values.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Iterator
+
+from .interp import conv
+from .symbolic import NotProvable, Sym
+
+MAX_LOOP = 3
+STRING_BOUNDS = {"ifname": (1, 15), "comm": (0, 15), "text": (0, 24)}
+IFNAME_BYTES = bytes(
+    sorted((b for b in range(1, 256) if b not in b"/: \t\n\r\x0b\x0c"),
+           key=lambda b: (not chr(b).isalnum() or b > 127, b not in b"abcdefghijklmnopqrstuvwxyz", b))
+)
+_DEFAULT_STR = {"ifname": b"eth0", "comm": b"cat", "text": b"abc"}
+
+
+def type_range(t: tuple) -> tuple[int, int]:
+    bits, signed = t[1], t[2]
+    if signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def boundary_values(t: tuple) -> list[int]:
+    """0, 1, the decimal and hex digit-length boundaries, the extremes: ordered small first."""
+    lo, hi = type_range(t)
+    values = [0, 1]
+    p = 10
+    while p - 1 <= hi:
+        values += [p - 1, p] if p <= hi else [p - 1]
+        p *= 10
+    p = 16
+    while p - 1 <= hi:
+        values += [p - 1, p] if p <= hi else [p - 1]
+        p *= 16
+    values.append(hi)
+    if lo < 0:
+        values += [-1, -9, -10, lo, lo + 1]
+        p = 100
+        while -p >= lo:
+            values.append(-p)
+            p *= 10
+    seen: set[int] = set()
+    ordered = []
+    for v in values:
+        if lo <= v <= hi and v not in seen:
+            seen.add(v)
+            ordered.append(v)
+    return ordered
+
+
+def digit_length_values(t: tuple) -> list[int]:
+    """One value of each decimal digit length (all nines), for filling every column at once."""
+    _, hi = type_range(t)
+    out = []
+    d = 1
+    while 10 ** (d - 1) <= hi:
+        out.append(min(10**d - 1, hi))
+        d += 1
+    return out
+
+
+def small_value(index: int, t: tuple) -> int:
+    """Small, distinct per input: 1, 2, 3 ... 9, 1, 2 ..."""
+    lo, hi = type_range(t)
+    return min(index % 9 + 1, hi)
+
+
+def string_of_length(n: int, domain: str, index: int = 0) -> bytes:
+    if domain == "ifname":
+        return (b"eth" + b"0123456789abcdef" * 2)[:n] if n else b""
+    return (b"abcdefghijklmnopqrstuvwxyz" * 2)[index % 26:][:n] if n else b""
+
+
+class VectorInputs:
+    """A fixed assignment, with small distinct defaults for anything it does not name."""
+
+    def __init__(self, fixed: dict[str, Any] | None = None, loops: dict[str, int] | None = None,
+                 default_loop: int = 2) -> None:
+        self.values: dict[str, Any] = dict(fixed or {})
+        self.kinds: dict[str, Any] = {}
+        self.loops: dict[str, int] = dict(loops or {})
+        self.default_loop = default_loop
+        self.order: list[str] = []
+
+    def int_input(self, key: str, t: tuple) -> int:
+        if key not in self.kinds:
+            self.kinds[key] = t
+            self.order.append(key)
+        if key in self.values and isinstance(self.values[key], int):
+            return conv(self.values[key], t)
+        v = small_value(len(self.order) - 1, t)
+        self.values[key] = v
+        return v
+
+    def str_input(self, key: str, domain: str) -> bytes:
+        if key not in self.kinds:
+            self.kinds[key] = ("str", domain)
+            self.order.append(key)
+        v = self.values.get(key)
+        if isinstance(v, (bytes, bytearray)):
+            return bytes(v)
+        v = _DEFAULT_STR.get(domain, b"abc")
+        self.values[key] = v
+        return v
+
+    def loop_count(self, key: str) -> int:
+        if key not in self.kinds:
+            self.kinds[key] = ("loop",)
+            self.order.append(key)
+        n = self.loops.get(key, self.values.get(key))
+        if not isinstance(n, int):
+            n = self.default_loop
+            self.values[key] = n
+        return n
+
+    def assignment(self) -> dict[str, Any]:
+        return {k: self.values[k] for k in self.order if k in self.values}
+
+
+class SymbolicInputs:
+    """Proof mode: every input is a symbol."""
+
+    def int_input(self, key: str, t: tuple) -> Sym:
+        return Sym.input(key, t[1], t[2])
+
+    def str_input(self, key: str, domain: str):
+        from .outputs import SymStr
+
+        return SymStr(key, domain)
+
+    def loop_count(self, key: str) -> int:
+        raise NotProvable(f"the number of iterations of {key} is an input")
+
+
+def sweep(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The deterministic sweep over the discovered inputs."""
+    keys = list(kinds)
+    yield {}
+    for key in keys:
+        kind = kinds[key]
+        if kind[0] == "int":
+            for v in boundary_values(kind):
+                yield {key: v}
+        elif kind[0] == "str":
+            lo, hi = STRING_BOUNDS.get(kind[1], (0, 24))
+            for n in range(lo, hi + 1):
+                yield {key: string_of_length(n, kind[1])}
+        elif kind[0] == "loop":
+            for n in range(0, MAX_LOOP + 1):
+                yield {key: n}
+    ints = [k for k in keys if kinds[k][0] == "int"]
+    strs = [k for k in keys if kinds[k][0] == "str"]
+    depth = max((len(digit_length_values(kinds[k])) for k in ints), default=0)
+    for d in range(depth):
+        vec: dict[str, Any] = {}
+        for k in ints:
+            vals = digit_length_values(kinds[k])
+            vec[k] = vals[min(d, len(vals) - 1)]
+        for k in strs:
+            lo, hi = STRING_BOUNDS.get(kinds[k][1], (0, 24))
+            vec[k] = string_of_length(min(hi, max(lo, d + 1)), kinds[k][1])
+        yield vec
+    yield {k: type_range(kinds[k])[0] for k in ints}
+    yield {k: 0 for k in ints}
+
+
+def classes_covered(kinds: dict[str, Any]) -> list[str]:
+    ints = [k for k in kinds if kinds[k][0] == "int"]
+    strs = [k for k in kinds if kinds[k][0] == "str"]
+    loops = [k for k in kinds if kinds[k][0] == "loop"]
+    out = []
+    if ints:
+        out.append(f"every decimal and hex digit length, zero and the extremes of {len(ints)} integer input(s)")
+        out.append("all columns filled together at each digit length")
+    if strs:
+        out.append(f"every length of {len(strs)} string input(s) in its domain")
+    if loops:
+        out.append(f"0..{MAX_LOOP} iterations of {len(loops)} loop(s)")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# hypothesis
+
+
+@lru_cache(maxsize=None)
+def int_strategy(t: tuple):
+    from hypothesis import strategies as st
+
+    lo, hi = type_range(t)
+    bounds = boundary_values(t)
+    max_digits = len(str(hi))
+
+    def of_length(d: int):
+        low = 10 ** (d - 1) if d > 1 else 0
+        return st.integers(low, min(10**d - 1, hi))
+
+    by_length = st.integers(1, max_digits).flatmap(of_length)
+    parts = [st.sampled_from(bounds), by_length]
+    if lo < 0:
+        parts.append(by_length.map(lambda v: -v if -v >= lo else lo))
+    parts.append(st.integers(lo, hi))
+    return st.one_of(*parts)
+
+
+@lru_cache(maxsize=None)
+def str_strategy(domain: str):
+    from hypothesis import strategies as st
+
+    lo, hi = STRING_BOUNDS.get(domain, (0, 24))
+    if domain == "ifname":
+        alphabet = st.sampled_from(list(IFNAME_BYTES)).map(lambda b: bytes([b]))
+        return st.lists(alphabet, min_size=lo, max_size=hi).map(b"".join)
+    return st.binary(min_size=lo, max_size=hi).map(lambda b: b.replace(b"\x00", b"a"))
+
+
+class HypothesisInputs:
+    """Inputs drawn lazily from Hypothesis's `data`, so every draw can be shrunk."""
+
+    def __init__(self, data) -> None:
+        self.data = data
+        self.values: dict[str, Any] = {}
+        self.kinds: dict[str, Any] = {}
+        self.order: list[str] = []
+
+    def _draw(self, key: str, kind: Any, strategy) -> Any:
+        if key not in self.values:
+            self.kinds[key] = kind
+            self.order.append(key)
+            self.values[key] = self.data.draw(strategy, label=key)
+        return self.values[key]
+
+    def int_input(self, key: str, t: tuple) -> int:
+        v = self._draw(key, t, int_strategy(t))
+        return conv(v, t) if isinstance(v, int) else 0
+
+    def str_input(self, key: str, domain: str) -> bytes:
+        v = self._draw(key, ("str", domain), str_strategy(domain))
+        return v if isinstance(v, bytes) else b""
+
+    def loop_count(self, key: str) -> int:
+        from hypothesis import strategies as st
+
+        v = self._draw(key, ("loop",), st.integers(0, MAX_LOOP))
+        return v if isinstance(v, int) else 0
+
+    def assignment(self) -> dict[str, Any]:
+        return {k: self.values[k] for k in self.order}

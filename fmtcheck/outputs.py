@@ -1,0 +1,527 @@
+"""Where the interpreter's seq_file calls go: a concrete byte buffer, or a symbolic trace.
+
+`compile_primitive` turns a call such as `seq_put_decimal_ull_width(m, " ", x, 7)` into a closure
+that evaluates the arguments with the C parameter types and hands them to `ctx.out`:
+
+- `ConcreteOutput` renders through the kernel models (`fmtcheck.kernel.seq_file`,
+  `fmtcheck.kernel.vsprintf`) and remembers, for every byte range, which argument produced it
+  (so a report can name the field at a column) and every opaque event (a call the input does not
+  define that receives the seq_file);
+- `TraceOutput` records the proof-mode trace: literal bytes and *normalised* formatted fields, so
+  that `" %7llu"` and `seq_put_decimal_ull_width(m, " ", x, 7)` are the same trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import Inconclusive
+from .kernel import vsprintf
+from .kernel.seq_file import SeqFile
+from .symbolic import NotProvable, Sym, wrap as sym_wrap
+
+U64 = ("int", 64, False)
+S64 = ("int", 64, True)
+S32 = ("int", 32, True)
+U32 = ("int", 32, False)
+U8 = ("int", 8, False)
+
+# primitive -> kinds of its arguments after the seq_file: an int type, "str" (a C string),
+# "bytes" (pointer + length follows), "fmt" (a format string), "delim" (a C string or NULL)
+SIGNATURES: dict[str, tuple] = {
+    "seq_puts": ("str",),
+    "__seq_puts": ("str",),
+    "seq_putc": (S32,),
+    "seq_write": ("ptr", U64),
+    "seq_put_decimal_ull": ("delim", U64),
+    "seq_put_decimal_ull_width": ("delim", U64, U32),
+    "seq_put_decimal_ll": ("delim", S64),
+    "seq_put_hex_ll": ("delim", U64, U32),
+    "seq_setwidth": (U64,),
+    "seq_pad": (S32,),
+    "seq_escape": ("str", "str"),
+    "seq_escape_str": ("str", U32, "str"),
+    "seq_escape_mem": ("ptr", U64, U32, "str"),
+    "seq_path": ("str", "str"),
+}
+
+
+class SymStr:
+    """A string input in proof mode."""
+
+    __slots__ = ("key", "domain")
+
+    def __init__(self, key: str, domain: str) -> None:
+        self.key = key
+        self.domain = domain
+
+
+def literal_bytes(node) -> bytes | None:
+    """The bytes of a string literal node (adjacent literals joined), or None."""
+    from .interp import _unescape
+    from .kernel.constants import STRING_MACROS
+
+    if node.type == "string_literal":
+        if node.text[:1] in (b"L", b"u", b"U"):
+            return None
+        return _unescape(b"".join(c.text for c in node.children if c.type in ("string_content", "escape_sequence")))
+    if node.type == "concatenated_string":
+        parts = []
+        for c in node.named_children:
+            if c.type == "identifier" and c.text.decode("latin-1") in STRING_MACROS:
+                parts.append(STRING_MACROS[c.text.decode("latin-1")])
+                continue
+            piece = literal_bytes(c)
+            if piece is None:
+                return None
+            parts.append(piece)
+        return b"".join(parts)
+    if node.type == "parenthesized_expression" and node.named_children:
+        return literal_bytes(node.named_children[0])
+    return None
+
+
+def directive_kind(d: vsprintf.Directive) -> Any:
+    if d.conversion == "s":
+        return "str"
+    if d.conversion == "p":
+        return "ptr"
+    if d.conversion == "c":
+        return S32
+    if d.conversion in "diuoxX":
+        bits = d.bits if d.bits >= 32 else 32
+        return ("int", bits, d.conversion in "di")
+    return None
+
+
+def printf_kinds(fmt: bytes) -> list[Any]:
+    """The kinds of the varargs a format consumes, in order."""
+    kinds: list[Any] = []
+    for item in vsprintf.parse_format(fmt):
+        if isinstance(item, vsprintf.InvalidDirective):
+            break
+        if not isinstance(item, vsprintf.Directive) or item.conversion == "%":
+            continue
+        if item.width_star:
+            kinds.append(S32)
+        if item.precision_star:
+            kinds.append(S32)
+        kinds.append(directive_kind(item))
+    return kinds
+
+
+def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
+    """(argument node, kind) for the arguments of a primitive call, for type inference."""
+    if name == "seq_printf" and len(args) >= 2:
+        fmt = literal_bytes(args[1])
+        if fmt is None:
+            return []
+        try:
+            kinds = printf_kinds(fmt)
+        except Exception:  # noqa: BLE001 - a bad format is reported when compiled
+            return []
+        return [(a, k if k != "ptr" else None) for a, k in zip(args[2:], kinds)]
+    sig = SIGNATURES.get(name)
+    if sig is None:
+        return []
+    out = []
+    for a, k in zip(args[1:], sig):
+        if k in ("str",) and literal_bytes(a) is None:
+            out.append((a, "str"))
+        elif isinstance(k, tuple):
+            out.append((a, k))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# compiling a primitive call
+
+
+def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str):
+    """An Expr whose closure performs the primitive on ctx.out."""
+    from .interp import Expr
+
+    if name == "seq_vprintf":
+        raise prog.unsupported(node, "seq_vprintf with a va_list is not modelled")
+    if not args:
+        raise prog.unsupported(node, f"{name}() without arguments")
+    seq = prog.expr(args[0], scope)
+    seqfn = seq.fn
+    where = prog.where(node)
+    if name == "seq_printf":
+        body = _compile_printf(prog, args, node, scope)
+    else:
+        body = _compile_call(prog, name, args[1:], node, scope)
+
+    def primitive(f) -> Any:
+        from .interp import SeqHandle
+
+        if not isinstance(seqfn(f), SeqHandle):
+            raise Inconclusive(where, f"{name} writes to a seq_file other than the one being shown")
+        body(f)
+        return 0
+
+    return Expr(primitive, ("void",), text, node)
+
+
+def _arg_getter(prog, node, kind, scope) -> Callable:
+    """A closure computing one argument converted to what the primitive receives."""
+    from .interp import Free, Mem, Ptr, _as_int, conv
+
+    e = prog.expr(node, scope)
+    fn = e.fn
+    text = e.text
+    where = prog.where(node)
+    if isinstance(kind, tuple):
+        src = e.type if e.type[0] == "int" else (prog.space.hint(text) or kind)
+
+        def get_int(f) -> Any:
+            return conv(_as_int(fn(f), f, src, text), kind)
+
+        return get_int
+    domain = prog.space.str_domain(text)
+
+    def get_str(f) -> Any:
+        v = fn(f)
+        if isinstance(v, Mem):
+            v = Ptr(v)
+        if isinstance(v, Ptr):
+            return v.bytes_until_nul() if kind != "ptr" else v
+        if isinstance(v, Free):
+            return f.ctx.inputs.str_input(v.key, domain) if kind != "ptr" else v
+        if type(v) is int and v == 0 and kind == "delim":
+            return None
+        if type(v) is int and kind in ("str",):
+            return v  # a raw pointer value: %s prints (null) / (efault)
+        if isinstance(v, (SymStr, Sym)):
+            return v
+        raise Inconclusive(where, f"argument '{text}' is not a string")
+
+    return get_str
+
+
+def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
+    sig = SIGNATURES[name]
+    if len(args) != len(sig):
+        raise prog.unsupported(node, f"{name} expects {len(sig) + 1} arguments, got {len(args) + 1}")
+    getters = [_arg_getter(prog, a, k, scope) for a, k in zip(args, sig)]
+    field = _field_name(args, sig)
+    where = prog.where(node)
+    method = name.lstrip("_")
+
+    if name == "seq_write":
+        get_ptr, get_len = getters
+
+        def write(f) -> None:
+            p = get_ptr(f)
+            n = get_len(f)
+            if isinstance(n, Sym):
+                raise NotProvable("seq_write length depends on an input")
+            from .interp import Free, Ptr
+
+            if isinstance(p, Ptr):
+                f.ctx.out.call("seq_write", (p.read(n),), field, where)
+            elif isinstance(p, Free):
+                data = f.ctx.inputs.str_input(p.key, "text")
+                f.ctx.out.call("seq_write", (_fixed(data, n),), field, where)
+            else:
+                raise Inconclusive(where, "seq_write of memory the model does not know")
+
+        return write
+
+    if name == "seq_escape_mem":
+        get_ptr, get_len, get_flags, get_esc = getters
+
+        def escape_mem(f) -> None:
+            from .interp import Free, Ptr
+
+            p = get_ptr(f)
+            n = get_len(f)
+            if isinstance(n, Sym):
+                raise NotProvable("seq_escape_mem length depends on an input")
+            data = p.read(n) if isinstance(p, Ptr) else _fixed(f.ctx.inputs.str_input(p.key, "text"), n)
+            f.ctx.out.call("seq_escape_mem", (data, n, get_flags(f), get_esc(f)), field, where)
+
+        return escape_mem
+
+    def call(f) -> None:
+        f.ctx.out.call(method, tuple(g(f) for g in getters), field, where)
+
+    return call
+
+
+def _fixed(data: bytes, n: int) -> bytes:
+    return (data + b"\x00" * n)[:n]
+
+
+def _field_name(args: list, sig: tuple) -> str | None:
+    """The argument that carries the value, for reports (the number, or the string)."""
+    for a, k in zip(args, sig):
+        if k in ("delim",):
+            continue
+        if literal_bytes(a) is not None:
+            continue
+        if isinstance(k, tuple) or k in ("str", "ptr"):
+            return a.text.decode("latin-1")
+    return None
+
+
+def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
+    fmt = literal_bytes(args[1]) if len(args) > 1 else None
+    if fmt is None:
+        raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
+    items = vsprintf.parse_format(fmt)
+    for item in items:
+        if isinstance(item, vsprintf.Directive) and item.conversion == "p" and item.pointer_ext not in (b"", b"x", b"K"):
+            raise prog.unsupported(node, f"%p extension '{item.text.decode('latin-1')}' is not modelled")
+    kinds = printf_kinds(fmt)
+    values = args[2:]
+    if len(values) < len(kinds):
+        raise prog.unsupported(node, f"format expects {len(kinds)} arguments, got {len(values)}")
+    getters = [_arg_getter(prog, a, k if k != "ptr" else "ptr", scope) if k is not None else None
+               for a, k in zip(values, kinds)]
+    fields = [a.text.decode("latin-1") for a in values[: len(kinds)]]
+    where = prog.where(node)
+    plan = _printf_plan(items)
+
+    def printf(f) -> None:
+        vals = [g(f) if g is not None else None for g in getters]
+        f.ctx.out.printf(plan, vals, fields, where)
+
+    return printf
+
+
+@dataclass(frozen=True)
+class Step:
+    """One piece of a printf: literal bytes, or a directive with the indices of its arguments."""
+
+    literal: bytes | None
+    directive: vsprintf.Directive | None = None
+    width_arg: int | None = None
+    precision_arg: int | None = None
+    value_arg: int | None = None
+    fast: bool = False  # plain "%Nd"/"%Nu"/"%Ns" with no flags: Python's % gives the same bytes
+
+
+def _printf_plan(items) -> tuple[Step, ...]:
+    plan: list[Step] = []
+    k = 0
+    for item in items:
+        if isinstance(item, (bytes, bytearray)):
+            plan.append(Step(bytes(item)))
+            continue
+        if isinstance(item, vsprintf.InvalidDirective):
+            break
+        if item.conversion == "%":
+            plan.append(Step(b"%"))
+            continue
+        width_arg = precision_arg = None
+        if item.width_star:
+            width_arg = k
+            k += 1
+        if item.precision_star:
+            precision_arg = k
+            k += 1
+        fast = (item.flags == 0 and not item.width_star and not item.precision_star
+                and item.precision is None and item.conversion in "diu" and item.bits >= 32)
+        plan.append(Step(None, item, width_arg, precision_arg, k, fast))
+        k += 1
+    return tuple(plan)
+
+
+# ---------------------------------------------------------------------------------------------
+# concrete output
+
+
+class ConcreteOutput:
+    """The bytes one side prints, with the field that produced each byte range."""
+
+    def __init__(self) -> None:
+        self.seq = SeqFile(None)
+        self.spans: list[tuple[int, int, str | None]] = []
+        self.events: list[tuple[int, str]] = []
+        self.ub: list[tuple[int, str]] = []
+
+    @property
+    def data(self) -> bytes:
+        return bytes(self.seq.buf)
+
+    def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
+        start = len(self.seq.buf)
+        getattr(self.seq, method)(*args)
+        if field is not None and len(self.seq.buf) > start:
+            self.spans.append((start, len(self.seq.buf), field))
+
+    def printf(self, plan, values, fields, where: str) -> None:
+        buf = self.seq.buf
+        for step in plan:
+            if step.literal is not None:
+                buf += step.literal
+                continue
+            d = step.directive
+            v = values[step.value_arg]
+            start = len(buf)
+            if step.fast and type(v) is int:
+                w = d.width
+                buf += (b"%*d" % (w, v)) if w is not None else (b"%d" % v)
+            else:
+                w = values[step.width_arg] if step.width_arg is not None else None
+                p = values[step.precision_arg] if step.precision_arg is not None else None
+                buf += vsprintf.format_directive(d, v, w, p)
+            if len(buf) > vsprintf.MAX_OUTPUT:
+                from .errors import LimitExceeded
+
+                raise LimitExceeded(where, "rendered output exceeds the output limit")
+            self.spans.append((start, len(buf), fields[step.value_arg]))
+
+    def opaque(self, key: str, where: str) -> None:
+        self.events.append((len(self.seq.buf), key))
+
+    def note_ub(self, line: int, what: str) -> None:
+        if len(self.ub) < 8:
+            self.ub.append((line, what))
+
+    def field_at(self, offset: int) -> str | None:
+        for start, end, name in self.spans:
+            if start <= offset < end:
+                return name
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# symbolic trace
+
+
+def _norm_int_field(conversion: str, flags: int, width: Any, precision: Any, value: Any, bits: int, signed: bool):
+    if isinstance(width, Sym) or isinstance(precision, Sym):
+        raise NotProvable("a width or precision depends on an input")
+    if width is not None and width < 0:
+        flags |= vsprintf.LEFT
+        width = -width
+    if conversion in "uoxX":
+        flags &= ~(vsprintf.PLUS | vsprintf.SPACE)
+    if flags & vsprintf.LEFT:
+        flags &= ~vsprintf.ZEROPAD
+    if width is None or width <= 1:
+        width = None
+        flags &= ~(vsprintf.ZEROPAD | vsprintf.LEFT)
+    if precision is not None and precision <= 1:
+        precision = None
+    conv = "d" if conversion in "di" else conversion
+    return ("int", conv, flags, width, precision, sym_wrap(value, bits, signed).tree)
+
+
+class TraceOutput:
+    """Proof mode: the sequence of literal bytes and normalised fields one side prints."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.setwidth_at: int | None = None
+
+    def _lit(self, data: bytes) -> None:
+        if not data:
+            return
+        if self.items and isinstance(self.items[-1], bytes):
+            self.items[-1] = self.items[-1] + data
+        else:
+            self.items.append(bytes(data))
+
+    def _field(self, item: tuple) -> None:
+        self.items.append(item)
+
+    def _concrete(self, method: str, args: tuple) -> None:
+        seq = SeqFile(None)
+        getattr(seq, method)(*args)
+        self._lit(bytes(seq.buf))
+
+    def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
+        symbolic = any(isinstance(a, (Sym, SymStr)) for a in args)
+        if method in ("seq_setwidth", "seq_pad"):
+            self._pad(method, args)
+            return
+        if not symbolic:
+            self._concrete(method, args)
+            return
+        if method in ("seq_put_decimal_ull", "seq_put_decimal_ull_width", "seq_put_hex_ll", "seq_put_decimal_ll"):
+            delim = args[0]
+            if isinstance(delim, (Sym, SymStr)):
+                raise NotProvable("a delimiter depends on an input")
+            self._lit(delim or b"")
+            value = args[1]
+            if method == "seq_put_decimal_ll":
+                # seq_put_decimal_ll prints LLONG_MIN as "-0": it is not "%lld"
+                self._field(("ll", sym_wrap(value, 64, True).tree))
+                return
+            width = args[2] if len(args) > 2 else None
+            if method == "seq_put_hex_ll":
+                self._field(_norm_int_field("x", vsprintf.ZEROPAD, width, None, value, 64, False))
+            else:
+                self._field(_norm_int_field("u", 0, width, None, value, 64, False))
+            return
+        if method in ("seq_puts", "seq_write") and isinstance(args[0], SymStr):
+            self._field(("str", None, None, 0, args[0].key))
+            return
+        if method == "seq_putc":
+            self._field(("char", None, 0, sym_wrap(args[0], 8, False).tree))
+            return
+        raise NotProvable(f"{method} of an input")
+
+    def _pad(self, method: str, args: tuple) -> None:
+        if isinstance(args[0], Sym):
+            raise NotProvable("padding depends on an input")
+        if method == "seq_setwidth":
+            self.setwidth_at = len(self.items)
+            self._setwidth_base = self._literal_length()
+            self._setwidth_n = args[0]
+            return
+        if self.setwidth_at is None:
+            return
+        if any(not isinstance(i, bytes) for i in self.items):
+            raise NotProvable("seq_pad after a field whose width depends on an input")
+        seq = SeqFile(None)
+        seq.buf += b"".join(self.items)
+        seq.seq_setwidth(self._setwidth_n)
+        seq.pad_until = self._setwidth_base + self._setwidth_n
+        seq.seq_pad(args[0])
+        self.items = [bytes(seq.buf)] if seq.buf else []
+
+    def _literal_length(self) -> int:
+        if any(not isinstance(i, bytes) for i in self.items):
+            return -1
+        return sum(len(i) for i in self.items)
+
+    def printf(self, plan, values, fields, where: str) -> None:
+        for step in plan:
+            if step.literal is not None:
+                self._lit(step.literal)
+                continue
+            d = step.directive
+            v = values[step.value_arg]
+            w = values[step.width_arg] if step.width_arg is not None else d.width
+            p = values[step.precision_arg] if step.precision_arg is not None else d.precision
+            if not isinstance(v, (Sym, SymStr)) and not isinstance(w, Sym) and not isinstance(p, Sym):
+                wa = values[step.width_arg] if step.width_arg is not None else None
+                pa = values[step.precision_arg] if step.precision_arg is not None else None
+                self._lit(vsprintf.format_directive(d, v, wa, pa))
+                continue
+            if d.conversion in "diuoxX":
+                bits = d.bits if d.bits >= 8 else 32
+                self._field(_norm_int_field(d.conversion, d.flags, w, p, v, bits, d.conversion in "di"))
+            elif d.conversion == "s" and isinstance(v, SymStr):
+                if isinstance(w, Sym) or isinstance(p, Sym):
+                    raise NotProvable("a string width depends on an input")
+                flags = d.flags & vsprintf.LEFT
+                width = w if w is not None and w > 0 else None
+                self._field(("str", width, p, flags if width else 0, v.key))
+            elif d.conversion == "c":
+                width = w if w is not None and w > 1 else None
+                self._field(("char", width, d.flags & vsprintf.LEFT if width else 0, sym_wrap(v, 8, False).tree))
+            else:
+                raise NotProvable(f"%{d.conversion} of an input")
+
+    def opaque(self, key: str, where: str) -> None:
+        self.items.append(("event", key))
+
+    def note_ub(self, line: int, what: str) -> None:
+        pass

@@ -1,0 +1,136 @@
+"""Symbolic values for the proof mode.
+
+The interpreter's compiled closures compute with Python ints. Running them on `Sym` values instead
+builds expression trees, with no second interpreter: arithmetic operators return new trees, and
+anything that would let the output depend on an input in a way a trace cannot express (a branch,
+a comparison, a value used as a length or an index) raises `NotProvable`. When both sides of a
+rewrite run to the end this way and print the same sequence of literal bytes and formatted fields
+over equal trees, the rewrite is proven equivalent for every input.
+
+Trees are canonical tuples so that equality is structural: ("in", key), ("+", a, b) with the
+operands of commutative operators sorted, ("wrap", bits, signed, x) for C truncation, which is
+idempotent and vanishes on an input already as narrow as the truncation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class NotProvable(Exception):
+    """The trace cannot be kept symbolic (a branch or an index depends on an input)."""
+
+
+_COMMUTATIVE = {"+", "*", "&", "|", "^"}
+
+
+def _tree(x: Any) -> Any:
+    if isinstance(x, Sym):
+        return x.tree
+    if isinstance(x, bool):
+        return ("k", int(x))
+    if isinstance(x, int):
+        return ("k", x)
+    raise NotProvable(f"non-integer operand {type(x).__name__}")
+
+
+class Sym:
+    """An integer whose value is an expression over the inputs."""
+
+    __slots__ = ("tree", "bits", "signed")
+
+    def __init__(self, tree: Any, bits: int = 64, signed: bool = False) -> None:
+        self.tree = tree
+        self.bits = bits
+        self.signed = signed
+
+    @classmethod
+    def input(cls, key: str, bits: int, signed: bool) -> "Sym":
+        return cls(("in", key, bits, signed), bits, signed)
+
+    def _bin(self, op: str, other: Any, swap: bool = False) -> "Sym":
+        a, b = _tree(self), _tree(other)
+        if swap:
+            a, b = b, a
+        if op in _COMMUTATIVE and repr(a) > repr(b):
+            a, b = b, a
+        if op == ">>" and a[0] == ">>" and b[0] == "k" and a[2][0] == "k":
+            return Sym((">>", a[1], ("k", a[2][1] + b[1])))
+        return Sym((op, a, b))
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __floordiv__(self, o): return self._bin("/", o)
+    def __rfloordiv__(self, o): return self._bin("/", o, True)
+    def __mod__(self, o): return self._bin("%", o)
+    def __rmod__(self, o): return self._bin("%", o, True)
+    def __lshift__(self, o): return self._bin("<<", o)
+    def __rlshift__(self, o): return self._bin("<<", o, True)
+    def __rshift__(self, o): return self._bin(">>", o)
+    def __rrshift__(self, o): return self._bin(">>", o, True)
+    def __or__(self, o): return self._bin("|", o)
+    def __ror__(self, o): return self._bin("|", o, True)
+    def __xor__(self, o): return self._bin("^", o)
+    def __rxor__(self, o): return self._bin("^", o, True)
+    def __invert__(self): return Sym(("~", self.tree))
+    def __neg__(self): return Sym(("neg", self.tree))
+
+    def __and__(self, o):
+        if isinstance(o, int) and o > 0 and (o + 1) & o == 0:
+            return wrap(self, o.bit_length(), False)
+        return self._bin("&", o)
+
+    def __rand__(self, o):
+        return self.__and__(o)
+
+    def __bool__(self):
+        raise NotProvable("a branch depends on an input")
+
+    def __index__(self):
+        raise NotProvable("an input is used as a size, count or index")
+
+    def _cmp(self, o):
+        raise NotProvable("a comparison depends on an input")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _cmp
+
+    def __eq__(self, o):  # type: ignore[override]
+        raise NotProvable("a comparison depends on an input")
+
+    __ne__ = __eq__
+
+    def __hash__(self) -> int:
+        return hash(self.tree)
+
+    def __repr__(self) -> str:
+        return f"Sym({render_tree(self.tree)})"
+
+
+def wrap(x: Any, bits: int, signed: bool) -> Any:
+    """C conversion to a `bits`-wide integer, symbolic when x is."""
+    if not isinstance(x, Sym):
+        raise TypeError("wrap() of a concrete value belongs to the interpreter")
+    t = x.tree
+    if t[0] == "in" and t[2] <= bits and (t[3] == signed or (not t[3] and t[2] < bits)):
+        return Sym(t, bits, signed)
+    if t[0] == "wrap" and t[1] == bits and t[2] == signed:
+        return x
+    return Sym(("wrap", bits, signed, t), bits, signed)
+
+
+def render_tree(t: Any) -> str:
+    """A readable C-like rendering of a tree, for notes."""
+    kind = t[0]
+    if kind == "in":
+        return t[1]
+    if kind == "k":
+        return str(t[1])
+    if kind == "wrap":
+        return f"({'s' if t[2] else 'u'}{t[1]})({render_tree(t[3])})"
+    if kind in ("~", "neg"):
+        return ("~" if kind == "~" else "-") + render_tree(t[1])
+    return f"({render_tree(t[1])} {kind} {render_tree(t[2])})"
