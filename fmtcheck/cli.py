@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="property-check the byte stream")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--split", metavar="MODE", help="record unit: lines, file (one record), re:REGEX")
+    p.add_argument("--max-examples", type=int, default=200, metavar="N")
     return parser
 
 
