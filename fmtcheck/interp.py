@@ -263,6 +263,7 @@ class Program:
         self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
         self._compiling: set[str] = set()
         self.uses_branches = False
+        self.seq_names = _seq_file_names(unit)
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -859,6 +860,9 @@ class Program:
             key = name
             hint = self.space.hint(name) or U64
             return Expr(lambda f: f.ctx.inputs.int_input(key, hint), hint, name, node)
+        if name in self.seq_names:
+            # a fragment's undeclared seq_file (`m` in a bare statement list)
+            return Expr(lambda f: SEQ, ("ptr", ("struct", "seq_file")), name, node)
         # a free variable: the caller's data
         return Expr(lambda f: Free(name), FREE, name, node)
 
@@ -1418,6 +1422,18 @@ class Program:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
+
+
+def _seq_file_names(unit: cfront.Unit) -> set[str]:
+    """Identifiers passed as the seq_file to a primitive: in a fragment they are not declared."""
+    names: set[str] = set()
+    for fn in unit.functions.values():
+        for node in cfront.walk(fn):
+            if node.type == "call_expression" and _callee(node) in PRIMITIVES:
+                args = node.child_by_field_name("arguments").named_children
+                if args and args[0].type == "identifier":
+                    names.add(args[0].text.decode("latin-1"))
+    return names
 
 
 def _declare(name: str, make: Callable[[Frame], Any]) -> Callable[[Frame], None]:
