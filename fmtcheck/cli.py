@@ -164,6 +164,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if isinstance(outcome, int):
         return outcome
+    if getattr(args, "consumers", False):
+        from .impact import attach_consumers
+
+        try:
+            attach_consumers(outcome, (args.old, args.new) if args.command == "diff" else None)
+        except FmtcheckError as err:
+            outcome.notes.append(f"--consumers: {err.what}")
     from .report import emit
 
     emit(outcome, args.format, getattr(args, "color", "auto"))

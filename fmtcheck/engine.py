@@ -353,8 +353,13 @@ class Runner:
             else:
                 best = self.shrink(min(outcomes, key=_size), label)
             div = describe(best, self.aliases, label)
-            worst = max(outcomes, key=lambda o: describe(o, self.aliases, label).severity == "breaking")
-            worst_div = describe(worst, self.aliases, label)
+            div.rendered = (best.old.data, best.new.data)
+            worst_div = div
+            for candidate in outcomes[:400]:
+                d = describe(candidate, self.aliases, label)
+                if d.severity == "breaking":
+                    worst_div = d
+                    break
             if div.severity == "cosmetic" and worst_div.severity == "breaking":
                 div.severity = "breaking"
                 div.note = (f"cosmetic at the smallest input, but {worst_div.kind} when values fill their "

@@ -61,6 +61,7 @@ class Divergence:
     actual_has_newline: bool = True
     note: str | None = None  # e.g. the worst-case input when it differs from the minimal one
     worst: dict[str, Any] | None = None  # extra report for the worst-case input
+    rendered: tuple[bytes, bytes] | None = None  # whole old/new outputs of the counterexample (not in JSON)
 
     def to_json(self) -> dict[str, Any]:
         data = {
