@@ -238,6 +238,17 @@ class _Expander:
                 k += 2
                 continue
             if tok == b"##" and out and k + 1 < len(body):
+                while out and out[-1].isspace():
+                    out.pop()
+                if out and out[-1] == b",":
+                    # GNU ", ##__VA_ARGS__": the comma goes when the arguments are empty
+                    rest = [t for t in table.get(body[k + 1].decode("latin-1"), [body[k + 1]]) if not t.isspace()]
+                    if not rest:
+                        out.pop()
+                        k += 2
+                        continue
+                    k += 1
+                    continue
                 nxt = body[k + 1]
                 nxt_tokens = table.get(nxt.decode("latin-1"), [nxt])
                 nxt_tokens = [t for t in nxt_tokens if not t.isspace()]
@@ -290,6 +301,20 @@ def _collect_args(tokens: list[bytes], open_index: int) -> tuple[list[list[bytes
             args[-1].append(tok)
         j += 1
     raise InputError("macro", "unterminated macro argument list")
+
+
+_COMMENT_OR_STRING = re.compile(rb"""/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""", re.S)
+
+
+def _blank_comments(text: bytes) -> bytes:
+    """Comments become spaces (newlines kept), so a fragment cut inside one cannot swallow the
+    braces the wrapper adds."""
+    def blank(m: re.Match) -> bytes:
+        tok = m.group(0)
+        if tok.startswith((b"/*", b"//")):
+            return bytes(b if b == 0x0A else 0x20 for b in tok)
+        return tok
+    return _COMMENT_OR_STRING.sub(blank, text)
 
 
 def _blank_annotations(text: bytes) -> bytes:
@@ -380,7 +405,7 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     lines, macros = _directives(_join_continuations(data))
     if extra_macros:
         macros = {**extra_macros, **macros}
-    text = b"\n".join(lines)
+    text = _blank_comments(b"\n".join(lines))
     if macros:
         text = b"".join(_Expander(macros).expand(tokenize(text)))
     text = _blank_annotations(text)

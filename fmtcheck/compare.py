@@ -169,6 +169,6 @@ def _classify(expected: bytes, actual: bytes, exp_nl: bool, act_nl: bool, old: b
 def _display(key: str, aliases: dict[str, str]) -> str:
     """A key as the reader wrote it: the local variable name for a call's result."""
     for full, alias in sorted(aliases.items(), key=lambda kv: -len(kv[0])):
-        if key.startswith(full):
+        if key == full or (key.startswith(full) and key[len(full)] in "-.[("):
             return alias + key[len(full):]
     return key

@@ -259,7 +259,11 @@ class Runner:
             if minimal is not None:
                 divergent.append(minimal)
         result = Result(subject, "equivalent", cases=self.cases)
-        result.notes.extend(self.ub_notes)
+        result.notes.extend(dict.fromkeys(self.ub_notes))
+        if self.cases == 0:
+            result.verdict = "inconclusive"
+            result.reason = "every input tried hit undefined behaviour: " + "; ".join(dict.fromkeys(self.ub_notes))
+            return result
         if divergent:
             result.verdict = "divergent"
             result.method = None
@@ -322,12 +326,24 @@ class Runner:
                 found.append(outcome)
                 raise _Diverged()
 
+        import shutil
+        import tempfile
+
+        from hypothesis import configuration
+
+        home = tempfile.mkdtemp(prefix="fmtcheck-hypothesis-")
+        previous = getattr(configuration, "_configuration__hypothesis_home_directory", None)
+        previous = vars(configuration).get("__hypothesis_home_directory", previous)
+        configuration.set_hypothesis_home_dir(home)
         try:
             probe()
         except _Diverged:
             pass
         except HypothesisException:
             pass
+        finally:
+            configuration.set_hypothesis_home_dir(previous)
+            shutil.rmtree(home, ignore_errors=True)
         if not found:
             return None, count[0]
         return self.replay(found[-1]), count[0]
@@ -378,6 +394,8 @@ class Runner:
         """Greedy shrinking for divergences Hypothesis did not minimise itself."""
         best = outcome
         for key in list(best.inputs):
+            if key not in best.inputs:
+                continue
             for candidate in _smaller(best.inputs[key]):
                 trial = dict(best.inputs)
                 trial[key] = candidate

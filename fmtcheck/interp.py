@@ -55,7 +55,7 @@ _BASE_TYPES = {
     "__u32": U32, "__s32": S32, "long": S64, "unsigned long": U64, "long long": S64,
     "unsigned long long": U64, "u64": U64, "s64": S64, "__u64": U64, "__s64": S64,
     "size_t": U64, "ssize_t": S64, "loff_t": S64, "off_t": S64, "ptrdiff_t": S64, "uintptr_t": U64,
-    "bool": U8, "_Bool": U8, "pid_t": S32, "uid_t": U32, "gid_t": U32, "umode_t": ("int", 16, False),
+    "bool": ("int", 8, False, "bool"), "_Bool": ("int", 8, False, "bool"), "pid_t": S32, "uid_t": U32, "gid_t": U32, "umode_t": ("int", 16, False),
     "atomic_long_t": S64, "atomic_t": S32, "time64_t": S64, "ktime_t": S64, "dev_t": U32,
     "sector_t": U64, "blkcnt_t": U64, "phys_addr_t": U64, "resource_size_t": U64, "gfp_t": U32,
     "vm_flags_t": U64, "pgoff_t": U64, "long int": S64, "unsigned long int": U64, "short int": ("int", 16, True),
@@ -68,7 +68,7 @@ def int_type(t: tuple) -> tuple:
 
 
 def promote(t: tuple) -> tuple:
-    t = int_type(t)
+    t = int_type(t)[:3]
     return S32 if t[1] < 32 else t
 
 
@@ -86,7 +86,9 @@ def usual(a: tuple, b: tuple) -> tuple:
 
 
 def conv(v: Any, t: tuple) -> Any:
-    """Convert a value to integer type t (truncate, sign-extend)."""
+    """Convert a value to integer type t (truncate, sign-extend; bool is 0 or 1)."""
+    if len(t) > 3:
+        return 1 if v else 0
     if type(v) is int:
         bits = t[1]
         v &= (1 << bits) - 1
@@ -264,6 +266,7 @@ class Program:
         self._compiling: set[str] = set()
         self.uses_branches = False
         self.seq_names = _seq_file_names(unit)
+        self.unmodelled: dict[str, Inconclusive] = {}
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -363,9 +366,9 @@ class Program:
         t = base
         d = declarator
         while d is not None:
-            if d.type == "pointer_declarator":
+            if d.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 t = ("ptr", t)
-            elif d.type == "array_declarator":
+            elif d.type in ("array_declarator", "abstract_array_declarator"):
                 size = d.child_by_field_name("size")
                 n = None
                 if size is not None:
@@ -398,10 +401,12 @@ class Program:
                 continue
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
+                t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
             try:
                 self.globals[name] = (self._initializer(t, init, {}, name), t)
-            except Inconclusive:
-                continue
+            except Inconclusive as err:
+                self.unmodelled[name] = err
 
     # -- statements -----------------------------------------------------------------------
     def _compile_block(self, node, scope: dict[str, tuple]) -> Callable[[Frame], Any]:
@@ -468,6 +473,11 @@ class Program:
                 continue
             t = self._declared_type(node, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            if t[0] == "array" and t[2] is None and init is not None:
+                if init.type in ("string_literal", "concatenated_string"):
+                    t = ("array", t[1], len(self.string_bytes(init)) + 1)
+                elif init.type == "initializer_list":
+                    t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
             make = self._initializer(t, init, scope, name)
             scope[name] = t
             if is_static and t[0] == "array":
@@ -529,6 +539,11 @@ class Program:
             if size * esize > MAX_LOCAL_ARRAY:
                 raise LimitExceeded(self.where(init), "local array too large")
             fns = [i.fn for i in items]
+            if elem[0] == "ptr":
+                # a table of strings (state names, flag mnemonics): a list of pointers
+                def make_table(f: Frame) -> list:
+                    return [fn(f) for fn in fns] + [0] * (size - len(fns))
+                return make_table
             if elem[0] != "int":
                 raise self.unsupported(init, "arrays of non-integer elements are not modelled")
 
@@ -722,7 +737,8 @@ class Program:
                 continue
             v = c.child_by_field_name("value")
             matcher = self.expr(v, scope).fn if v is not None else None
-            stmts = [self.stmt(x, scope) for x in c.named_children if x is not v]
+            body_nodes = c.named_children[1:] if v is not None else c.named_children
+            stmts = [self.stmt(x, scope) for x in body_nodes if x.type != "comment"]
             cases.append((matcher, [s for s in stmts if s is not None]))
         vfn = value.fn
         vt = value.type
@@ -836,6 +852,8 @@ class Program:
         name = node.text.decode("latin-1")
         if name in scope:
             return Expr(lambda f: f.vars[name], scope[name], name, node)
+        if name in self.unmodelled:
+            raise self.unmodelled[name]
         if name in self.globals:
             make, t = self.globals[name]
             cache: list[Any] = []
@@ -859,6 +877,8 @@ class Program:
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
             key = name
             hint = self.space.hint(name) or U64
+            if hint[0] != "int":
+                raise self.unsupported(node, f"macro {name} is not defined in the input")
             return Expr(lambda f: f.ctx.inputs.int_input(key, hint), hint, name, node)
         if name in self.seq_names:
             # a fragment's undeclared seq_file (`m` in a bare statement list)
@@ -885,6 +905,8 @@ class Program:
                     return 0
                 return Free(f"{obj.key}.{fname}")
             if isinstance(obj, SeqHandle):
+                if fname == "private":
+                    return Free("m->private")  # the show function's data, an input like any other
                 raise Inconclusive(where, f"direct access to seq_file member '{fname}' is not modelled")
             raise Inconclusive(where, f"member '{fname}' of a non-struct value")
 
@@ -906,6 +928,10 @@ class Program:
                 raise NotProvable("an index depends on an input")
             if isinstance(obj, Free):
                 return Free(f"{obj.key}[{i}]")
+            if isinstance(obj, list):
+                if not 0 <= i < len(obj):
+                    raise Inconclusive(where, f"index {i} is outside the table")
+                return obj[i]
             if isinstance(obj, Mem):
                 obj = Ptr(obj)
             if isinstance(obj, Ptr):
@@ -936,6 +962,8 @@ class Program:
                 inner = inner.named_children[0]
             if inner.type in ("string_literal", "concatenated_string"):
                 size = len(self.string_bytes(inner)) + 1
+            elif inner.type == "identifier" and inner.text.decode("latin-1") in _BASE_TYPES and inner.text.decode("latin-1") not in scope:
+                size = type_size(_BASE_TYPES[inner.text.decode("latin-1")])
             else:
                 e = self.expr(inner, scope)
                 if e.type[0] == "array" and e.type[2] is not None:
@@ -1636,7 +1664,7 @@ def _parse_number(text: str) -> tuple[int | None, tuple]:
     else:
         candidates = [S64, U64]
     if unsigned:
-        candidates = [c for c in candidates if not c[2]] or [U64]
+        candidates = [U32, U64] if longs == 0 else [U64]
     for c in candidates:
         if value < (1 << (c[1] - (1 if c[2] else 0))):
             return value, c
@@ -1692,7 +1720,12 @@ class InputSpace:
         return self.hints.get(_norm(text))
 
     def add_hint(self, text: str, t: tuple) -> None:
-        self.hints.setdefault(_norm(text), t)
+        """The narrowest integer use wins (a `%u` says the value is 32-bit), whichever side it
+        is on, so the verdict does not depend on which side is called 'old'."""
+        key = _norm(text)
+        have = self.hints.get(key)
+        if have is None or (have[0] == "int" and t[0] == "int" and (t[1], t[2]) < (have[1], have[2])):
+            self.hints[key] = t
 
     def str_domain(self, text: str) -> str:
         return self.string_domains.get(_norm(text), _guess_domain(text))

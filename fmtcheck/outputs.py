@@ -193,6 +193,8 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         if type(v) is int and v == 0 and kind == "delim":
             return None
         if type(v) is int and kind in ("str",):
+            if text.isidentifier() and text.isupper():
+                raise Inconclusive(where, f"string macro {text} is not defined in the input")
             return v  # a raw pointer value: %s prints (null) / (efault)
         if isinstance(v, (SymStr, Sym)):
             return v
@@ -260,7 +262,7 @@ def _field_name(args: list, sig: tuple) -> str | None:
     for a, k in zip(args, sig):
         if k in ("delim",):
             continue
-        if literal_bytes(a) is not None:
+        if literal_bytes(a) is not None or a.type in ("char_literal", "number_literal", "sizeof_expression"):
             continue
         if isinstance(k, tuple) or k in ("str", "ptr"):
             return a.text.decode("latin-1")
@@ -281,7 +283,8 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
         raise prog.unsupported(node, f"format expects {len(kinds)} arguments, got {len(values)}")
     getters = [_arg_getter(prog, a, k if k != "ptr" else "ptr", scope) if k is not None else None
                for a, k in zip(values, kinds)]
-    fields = [a.text.decode("latin-1") for a in values[: len(kinds)]]
+    fields = [None if literal_bytes(a) is not None or a.type in ("char_literal", "number_literal", "sizeof_expression")
+              else a.text.decode("latin-1") for a in values[: len(kinds)]]
     where = prog.where(node)
     plan = _printf_plan(items)
 
@@ -334,6 +337,9 @@ def _printf_plan(items) -> tuple[Step, ...]:
 # concrete output
 
 
+_DELIMITED = {"seq_put_decimal_ull", "seq_put_decimal_ull_width", "seq_put_decimal_ll", "seq_put_hex_ll"}
+
+
 class ConcreteOutput:
     """The bytes one side prints, with the field that produced each byte range."""
 
@@ -350,6 +356,8 @@ class ConcreteOutput:
     def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
         start = len(self.seq.buf)
         getattr(self.seq, method)(*args)
+        if method in _DELIMITED and isinstance(args[0], (bytes, bytearray)):
+            start += len(bytes(args[0]).split(b"\x00", 1)[0])
         if field is not None and len(self.seq.buf) > start:
             self.spans.append((start, len(self.seq.buf), field))
 
