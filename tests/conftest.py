@@ -45,10 +45,22 @@ KNOWN_BUGS = {
 }
 
 
+# Found by a property test: under CI's derandomized profile the example is fixed and it fails
+# every time; elsewhere Hypothesis may not draw it, so it is not strict there.
+KNOWN_PROPERTY_BUGS = {
+    "tests/property/test_capture_exact.py::test_one_change_is_found_where_it_is":
+        "a name glued to the next number (diskstats 'sda14200') is reported at the line's end",
+}
+
+
 def pytest_collection_modifyitems(config, items):
     import pytest
 
+    ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
     for item in items:
         reason = KNOWN_BUGS.get(item.nodeid)
         if reason:
             item.add_marker(pytest.mark.xfail(reason=f"known bug: {reason}", strict=True))
+        reason = KNOWN_PROPERTY_BUGS.get(item.nodeid)
+        if reason:
+            item.add_marker(pytest.mark.xfail(reason=f"known bug: {reason}", strict=ci))

@@ -1,0 +1,173 @@
+"""`fmtcheck check` on live /proc, on the jc captures, and on broken captures (fmtcheck.capture)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fmtcheck.capture import check_bytes, check_captures
+from fmtcheck.cli import main
+from fmtcheck.errors import InputError
+from fmtcheck.grammar import detect_grammar
+from fmtcheck.options import Options
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"  # as tests/conftest.py
+FIXTURES = ROOT / "fixtures"
+
+LIVE = {
+    "/proc/net/dev": "net_dev",
+    "/proc/self/smaps": "smaps",
+    "/proc/self/smaps_rollup": "smaps_rollup",
+    "/proc/self/maps": "maps",
+    "/proc/self/status": "status",
+    "/proc/self/stat": "pid_stat",
+    "/proc/self/statm": "statm",
+    "/proc/meminfo": "meminfo",
+    "/proc/stat": "stat",
+    "/proc/vmstat": "vmstat",
+    "/proc/interrupts": "interrupts",
+    "/proc/softirqs": "softirqs",
+    "/proc/diskstats": "diskstats",
+    "/proc/net/snmp": "net_snmp",
+    "/proc/net/netstat": "net_netstat",
+}
+JC = SHARED / "fixtures" / "jc-linux-proc"
+JC_GRAMMARS = {
+    "diskstats": "diskstats", "interrupts": "interrupts", "meminfo": "meminfo", "net_dev": "net_dev",
+    "net_netstat": "net_netstat", "pid_maps": "maps", "pid_smaps": "smaps", "pid_stat": "pid_stat",
+    "pid_stat_w_space_and_nl_in_comm": "pid_stat", "pid_statm": "statm", "pid_status": "status",
+    "softirqs": "softirqs", "stat": "stat", "stat2": "stat", "vmstat": "vmstat",
+}
+
+
+def _live(path: str) -> bytes:
+    if not os.path.exists(path):
+        pytest.skip(f"{path} does not exist here")
+    with open(path, "rb") as f:  # one read of the whole file: values move between reads
+        return f.read()
+
+
+@pytest.mark.parametrize("path,grammar", sorted(LIVE.items()))
+def test_live_proc_conforms(path, grammar):
+    data = _live(path)
+    assert detect_grammar(data[:65536], path).name == grammar
+    result = check_bytes(data, grammar, path)
+    assert result.verdict == "equivalent", [(d.line, d.column, d.kind, d.actual) for d in result.divergences]
+
+
+@pytest.mark.parametrize("name", sorted(JC_GRAMMARS))
+def test_jc_captures_conform(name):
+    path = JC / name
+    if not path.exists():
+        pytest.skip("../shared fixtures not present")
+    report = check_captures([str(path)], Options())
+    (result,) = report.results
+    assert result.extra["grammar"] == JC_GRAMMARS[name]
+    assert result.verdict == "equivalent", [(d.line, d.column, d.kind, d.actual) for d in result.divergences]
+
+
+def test_old_layouts_are_recognised_as_variants():
+    smaps = (JC / "pid_smaps")
+    if not smaps.exists():
+        pytest.skip("../shared fixtures not present")
+    result = check_bytes(smaps.read_bytes(), "smaps")
+    assert any("15-byte" in n for n in result.notes) and any("THPeligible:\t\t" in n for n in result.notes)
+
+
+NET_DEV = (b"Inter-|   Receive                                                |  Transmit\n"
+           b" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+           b"    lo:   13222     152    0    0    0     0          0         0    13222     152    0    0    0     0       0          0\n"
+           b" ens33: 60600053  109378    0    0    0     0          0         0 44256546  121425    0    0    0     0       0          0\n")
+
+
+def _one(data: bytes, grammar: str = "net_dev"):
+    result = check_bytes(data, grammar)
+    assert result.verdict == "divergent"
+    return result.divergences[0]
+
+
+def test_zero_padding_is_a_breaking_value_divergence():
+    d = _one(NET_DEV.replace(b"     152    0", b"    0152    0", 1))
+    assert (d.line, d.column, d.field, d.severity) == (3, 20, "rx_packets", "breaking")
+    assert d.expected == NET_DEV.split(b"\n")[2]
+
+
+def test_space_drift_is_cosmetic_and_tab_is_breaking():
+    d = _one(NET_DEV.replace(b"   13222     152", b"   13222      152", 1))
+    assert (d.line, d.severity, d.kind) == (3, "cosmetic", "width")
+    d = _one(NET_DEV.replace(b"    lo:", b"\t   lo:", 1))
+    assert (d.line, d.column, d.severity) == (3, 1, "breaking")
+
+
+def test_header_change_and_extra_column():
+    d = _one(NET_DEV.replace(b"Receive ", b"Receive\t", 1))
+    assert (d.line, d.kind, d.severity) == (1, "header", "breaking")
+    d = _one(NET_DEV.replace(b"       0          0\n ens33", b"       0          0 0\n ens33"))
+    assert d.line == 3 and d.kind in ("extra-text", "separator")
+
+
+def test_missing_newline_and_missing_line():
+    d = _one(NET_DEV[:-1])
+    assert (d.line, d.kind) == (4, "missing-newline")
+    smaps = (FIXTURES / "captures" / "smaps_small")
+    data = smaps.read_bytes()
+    import re
+
+    d = _one(re.sub(rb"Rss: +[0-9]+ kB\n", b"", data, count=1), "smaps")
+    assert d.kind == "missing-line" and d.line == 5
+
+
+def test_trailing_blank_line_and_snapshots_are_notes():
+    result = check_bytes(NET_DEV + b"\n", "net_dev")
+    assert result.verdict == "equivalent" and "empty line" in result.notes[0]
+    result = check_bytes(NET_DEV + NET_DEV, "net_dev")
+    assert result.verdict == "equivalent" and any("2 snapshots" in n for n in result.notes)
+
+
+def test_stat_comm_with_space_paren_and_newline():
+    line = b"42 (a) b\nc) S 1 42 42 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 18446744073709551615" + b" 0" * 27 + b"\n"
+    assert check_bytes(line, "pid_stat").verdict == "equivalent"
+    assert check_bytes(line.replace(b"S 1", b"S  1"), "pid_stat").verdict == "divergent"
+
+
+def test_per_cpu_columns_must_agree_with_the_header():
+    data = b"           CPU0       CPU1       \n  0:         18          0  IO-APIC   2-edge      timer\n"
+    assert check_bytes(data, "interrupts").verdict == "equivalent"
+    d = _one(data.replace(b"         18          0  IO", b"         18  IO"), "interrupts")
+    assert d.line == 2
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys):
+    with pytest.raises(InputError):
+        check_captures([str(tmp_path / "missing")], Options())
+    with pytest.raises(InputError):
+        check_captures([str(tmp_path)], Options())
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"hello world\n")
+    with pytest.raises(InputError):
+        check_captures([str(junk)], Options())
+    assert main(["check", str(junk)]) == 2
+    assert main(["check", "--grammar", "nope", str(junk)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(e.startswith("fmtcheck: error: ") for e in err)
+
+
+def test_cli_check_exit_codes(tmp_path):
+    good = tmp_path / "dev"
+    good.write_bytes(NET_DEV)
+    bad = tmp_path / "bad"
+    bad.write_bytes(NET_DEV.replace(b"    lo:", b"   lo:"))
+    assert main(["check", str(good), "--format", "json"]) == 0
+    assert main(["check", str(good), str(bad)]) == 1
+    assert main(["check", str(bad), "--fail-on", "breaking"]) == 0  # only cosmetic drift
+
+
+def test_a_10mb_single_line_streams(tmp_path):
+    big = tmp_path / "stat"
+    big.write_bytes(b"intr 1" + b" 0" * (5 << 20) + b"\n")
+    report = check_captures([str(big)], Options(grammar="stat"))
+    (result,) = report.results
+    assert result.divergences and result.divergences[0].line == 1  # not a /proc/stat: cpu line missing

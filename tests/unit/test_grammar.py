@@ -1,0 +1,130 @@
+"""Grammar language, loading, rendering and domains (fmtcheck.grammar)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fmtcheck.errors import InputError
+from fmtcheck.grammar import (
+    Field,
+    Printf,
+    Prim,
+    compile_items,
+    example_values,
+    field_domain,
+    grammar_names,
+    grammars_command,
+    line_fields,
+    load_grammar,
+    number_regex,
+    parse_grammar,
+    render_line,
+)
+
+REQUIRED = {"net_dev", "smaps", "smaps_rollup", "maps", "status", "pid_stat", "statm", "meminfo",
+            "stat", "vmstat", "interrupts", "softirqs", "diskstats", "net_snmp", "net_netstat"}
+
+
+def test_every_required_grammar_ships_and_names_its_printer():
+    names = set(grammar_names())
+    assert REQUIRED <= names
+    for name in names:
+        g = load_grammar(name)
+        assert g.printer and g.path and g.lines, name
+
+
+def test_unknown_grammar_is_an_input_error():
+    with pytest.raises(InputError):
+        load_grammar("no_such_file")
+    with pytest.raises(InputError):
+        load_grammar("../etc/passwd")
+
+
+def test_syntax_error_says_where():
+    with pytest.raises(InputError) as err:
+        parse_grammar('line "a" <x:u64 %7llu', "bad")
+    assert "bad.grammar:" in err.value.where
+
+
+def test_render_net_dev_line_like_the_kernel_printf():
+    g = load_grammar("net_dev")
+    line = g.line("device")
+    values = {f.name: 0 for f in line_fields(line)}
+    values.update(iface=b"eth0", rx_bytes=4046496815)
+    out = render_line(line, values)
+    assert out.startswith(b"  eth0: 4046496815       0    0")
+    assert out.endswith(b"          0\n")
+    old = render_line(g.line("device_old"), values)
+    assert old.startswith(b"  eth0:4046496815       0")  # the 2.6-era glue
+
+
+def test_render_seq_file_primitives_and_pad():
+    g = load_grammar("maps")
+    line = g.line("vma")
+    v = dict(start=0x55D6C1A00000, end=0x55D6C1A22000, perms=b"r--p", pgoff=0, major=8, minor=1,
+             inode=1234567, name=b"/usr/bin/cat")
+    out = render_line(line, v)
+    assert out == b"55d6c1a00000-55d6c1a22000 r--p 00000000 08:01 1234567" + b" " * 20 + b"/usr/bin/cat\n"
+    assert out.index(b"/usr") == 73
+    del v["name"]
+    assert render_line(line, v).endswith(b" 1234567 \n")  # unnamed VMA: trailing space, no pad
+
+
+def test_render_repeated_and_optional_groups():
+    g = load_grammar("status")
+    groups = g.line("Groups")
+    assert render_line(groups, {}) == b"Groups:\t \n"
+    assert render_line(groups, {"group": 4, "groups": [24, 27]}) == b"Groups:\t4 24 27 \n"
+    flags = g.line("VmFlags") if "VmFlags" in [ln.name for ln in g.lines] else load_grammar("smaps").line("VmFlags")
+    assert render_line(flags, {"flag": [b"rd", b"ex"]}) == b"VmFlags: rd ex \n"
+
+
+def test_field_domains_for_the_engine():
+    g = load_grammar("net_dev")
+    line = g.line("device")
+    iface, rx = line_fields(line)[:2]
+    dom = field_domain(iface, g)
+    assert dom.kind == "ifname" and dom.min_len == 1 and dom.max_len == 15
+    assert not re.fullmatch(dom.charset, b":") and not re.fullmatch(dom.charset, b" ")
+    assert re.fullmatch(dom.charset, b"\xff")
+    d = field_domain(rx, g)
+    assert (d.kind, d.bits, d.max) == ("u64", 64, 2**64 - 1)
+    narrowed = field_domain(Field("x", "u64", Printf(b"%u")))
+    assert narrowed.max == 2**32 - 1
+    signed = field_domain(Field("y", "s64", Prim("ll", b" ")))
+    assert signed.signed and signed.min == -(2**63) + 1
+
+
+@pytest.mark.parametrize("width", [1, 4, 8, 10])
+@pytest.mark.parametrize("mode", ["right", "left", "zero"])
+def test_number_regex_accepts_exactly_the_renderings(width, mode):
+    rx = re.compile(number_regex(10, False, 0, 2**32 - 1, width, mode).encode())
+    for v in [0, 7, 42, 999, 12345678, 4294967295]:
+        pad = {"right": f"{v:>{width}}", "left": f"{v:<{width}}", "zero": f"{v:0{width}}"}[mode]
+        assert rx.fullmatch(pad.encode()), (v, pad)
+        if len(str(v)) < width:
+            assert not rx.fullmatch(str(v).encode()) or width == 1
+    assert not rx.fullmatch(b"4294967296".rjust(width))
+    if mode != "zero":
+        assert not rx.fullmatch(b"007".rjust(width))
+
+
+def test_compiled_line_is_width_exact():
+    g = load_grammar("net_dev")
+    comp = compile_items(g, g.line("device").items, {})
+    good = render_line(g.line("device"), example_values(g.line("device"), g))
+    assert comp.regex.fullmatch(good)
+    assert not comp.regex.fullmatch(good.replace(b"  13222", b"   13222", 1))
+    assert not comp.regex.fullmatch(good.replace(b"  13222", b"0013222", 1))
+
+
+def test_grammars_command_lists_and_shows(capsys):
+    assert grammars_command(None, "text") == 0
+    assert "net_dev" in capsys.readouterr().out
+    assert grammars_command("smaps", "text") == 0
+    out = capsys.readouterr().out
+    assert "show_smap" in out and "VmFlags" in out
+    assert grammars_command("interrupts", "json") == 0
+    assert '"lines"' in capsys.readouterr().out
