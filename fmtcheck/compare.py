@@ -62,78 +62,32 @@ def _line_at(data: bytes, offset: int) -> tuple[int, int, bytes, bool]:
     return data.count(b"\n", 0, start) + 1, offset - start + 1, data[start:end], has_nl
 
 
-def line_template(out: ConcreteOutput, start: int, end: int) -> str:
-    """A line with every formatted value replaced by '•': the same for every input, so it names
-    the line (`Private_Hugetlb:•·kB`) whatever the values are."""
-    data = out.data
-    covered = bytearray(end - start)
-    for s, e, name in out.spans:
-        if e <= start or s >= end or name is None:
-            continue
-        for i in range(max(s, start), min(e, end)):
-            covered[i - start] = 1
-    pieces = []
-    in_field = False
-    for i in range(start, end):
-        if covered[i - start]:
-            if not in_field:
-                pieces.append("\u2022")
-            in_field = True
-        else:
-            in_field = False
-            b = data[i]
-            pieces.append(chr(b) if 0x21 <= b < 0x7F else ("\u00b7" if b == 0x20 else "\u2192" if b == 9 else f"\\x{b:02x}"))
-    text = "".join(pieces)
-    return text[:60] if text else "<empty line>"
-
-
-def _line_spans(data: bytes) -> list[tuple[int, int]]:
-    spans = []
-    pos = 0
-    for line in data.split(b"\n"):
-        spans.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    return spans
-
-
-def line_labels(outcome: Outcome) -> list[str]:
-    """Templates of every differing line (lines are paired by position while counts agree)."""
+def line_labels(outcome: Outcome) -> list[int]:
+    """Numbers (1-based) of the differing output lines: every one while both outputs have the
+    same number of lines, else the line of the first difference (later lines have shifted)."""
     old, new = outcome.old.data, outcome.new.data
-    if outcome.old.events != outcome.new.events and old == new:
-        return ["<output event order>"]
-    old_spans = _line_spans(old)
+    if old == new:
+        return [0]  # same bytes, different output events
+    old_lines = old.split(b"\n")
     new_lines = new.split(b"\n")
-    if len(old_spans) != len(new_lines):
-        i = first_difference(old, new)
-        line = old.count(b"\n", 0, i)
-        s, e = old_spans[min(line, len(old_spans) - 1)]
-        return [line_template(outcome.old, s, e)]
-    labels = []
-    for (s, e), b in zip(old_spans, new_lines):
-        if old[s:e] != b:
-            label = line_template(outcome.old, s, e)
-            if label not in labels:
-                labels.append(label)
-    return labels or ["<output event order>"]
+    if len(old_lines) != len(new_lines):
+        return [old.count(b"\n", 0, first_difference(old, new)) + 1]
+    return [n for n, (a, b) in enumerate(zip(old_lines, new_lines), 1) if a != b]
 
 
-def describe(outcome: Outcome, aliases: dict[str, str], label: str | None = None) -> Divergence:
-    """The Divergence for one case: at the first difference on the labelled line."""
+def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None) -> Divergence:
+    """The Divergence for one case: at the first difference on line `label` (or the first one)."""
     old = outcome.old.data
     new = outcome.new.data
     if old == new:
         return _event_divergence(outcome, aliases)
     offset = first_difference(old, new)
-    if label is not None:
+    if label:
         old_lines = old.split(b"\n")
         new_lines = new.split(b"\n")
-        if len(old_lines) == len(new_lines):
-            pos = 0
-            for a, b in zip(old_lines, new_lines):
-                if a != b and line_template(outcome.old, pos, pos + len(a)) == label:
-                    offset = pos + first_difference(a, b)
-                    break
-                pos += len(a) + 1
+        if len(old_lines) == len(new_lines) and label <= len(old_lines):
+            pos = sum(len(x) + 1 for x in old_lines[: label - 1])
+            offset = pos + first_difference(old_lines[label - 1], new_lines[label - 1])
     line, column, expected, exp_nl = _line_at(old, offset)
     new_line_no, _, actual, act_nl = _line_at(new, offset)
     if new_line_no != line:

@@ -30,6 +30,7 @@ from .result import Divergence, Report, Result
 from .symbolic import NotProvable
 
 MAX_INPUT_KEYS = 512
+MAX_REPORTED_LINES = 12
 
 
 def read_source(path: str) -> bytes:
@@ -198,6 +199,7 @@ class Runner:
         self.ub_notes: list[str] = []
         self.aliases: dict[str, str] = {}
         self.kinds: dict[str, Any] = {}
+        self.more_lines = 0
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out) -> Context:
@@ -268,6 +270,8 @@ class Runner:
             result.verdict = "divergent"
             result.method = None
             result.divergences = self.report(divergent, minimal)
+            if self.more_lines:
+                result.notes.append(f"{self.more_lines} more differing line(s) not shown")
             return result
         result.method = "proven" if proven else "tested"
         result.classes = classes_covered(self.kinds)
@@ -357,13 +361,19 @@ class Runner:
 
     # -- reporting ------------------------------------------------------------------------
     def report(self, divergent: list[Outcome], minimal: Outcome | None) -> list[Divergence]:
-        """One divergence per differing line label, each with its smallest counterexample."""
-        by_label: dict[str, list[Outcome]] = {}
+        """One divergence per differing output line, each with its smallest counterexample and,
+        when that is only cosmetic, the worst case found for the same line."""
+        by_label: dict[int, list[Outcome]] = {}
         for outcome in divergent:
             for label in line_labels(outcome):
                 by_label.setdefault(label, []).append(outcome)
         out: list[Divergence] = []
-        for label, outcomes in by_label.items():
+        labels = sorted(by_label)
+        if len(labels) > MAX_REPORTED_LINES:
+            self.more_lines = len(labels) - MAX_REPORTED_LINES
+            labels = labels[:MAX_REPORTED_LINES]
+        for label in labels:
+            outcomes = by_label[label]
             if minimal is not None and minimal in outcomes:
                 best = minimal
             else:
@@ -390,7 +400,7 @@ class Runner:
         out.sort(key=lambda d: (d.line, d.column))
         return out
 
-    def shrink(self, outcome: Outcome, label: str) -> Outcome:
+    def shrink(self, outcome: Outcome, label: int) -> Outcome:
         """Greedy shrinking for divergences Hypothesis did not minimise itself."""
         best = outcome
         for key in list(best.inputs):

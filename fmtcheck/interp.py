@@ -213,7 +213,7 @@ class UndefinedBehaviour(Exception):
 class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
-    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "loop_iters", "side")
+    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "loop_iters", "side", "bindings")
 
     def __init__(self, inputs: Any, out: Any, side: str = "") -> None:
         self.inputs = inputs
@@ -223,6 +223,7 @@ class Context:
         self.aliases: dict[str, str] = {}
         self.loop_iters: dict[str, int] = {}
         self.side = side
+        self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
 
 
 @dataclass
@@ -978,8 +979,10 @@ class Program:
         tnode = node.child_by_field_name("type")
         t = self._declared_type(tnode, tnode.child_by_field_name("declarator"))
         value = self.expr(node.child_by_field_name("value"), scope)
+        return self._cast_to(t, value, node, node.text.decode("latin-1"))
+
+    def _cast_to(self, t: tuple, value: Expr, node, text: str) -> Expr:
         vfn = value.fn
-        text = node.text.decode("latin-1")
         if t[0] == "int":
             src_t = value.type if value.type[0] == "int" else (self.space.hint(value.text) or U64)
 
@@ -1279,6 +1282,9 @@ class Program:
         args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
         name = fnode.text.decode("latin-1") if fnode.type == "identifier" else None
         text = node.text.decode("latin-1")
+        cast_to = _typedef_cast(fnode)
+        if cast_to is not None and len(args) == 1:
+            return self._cast_to(cast_to, self.expr(args[0], scope), node, text)
         if name is None:
             raise self.unsupported(node, "call through a function pointer")
         if name in self.unit.functions:
@@ -1310,6 +1316,7 @@ class Program:
         where = self.where(node)
         arg_types = [a.type if a.type[0] == "int" else (self.space.hint(a.text) or U64) for a in arg_exprs]
         texts = [a.text for a in arg_exprs]
+        binding = {p[0]: t for p, t in zip(params, texts)}
 
         def call_defined(f: Frame) -> Any:
             values = []
@@ -1321,7 +1328,11 @@ class Program:
             f.ctx.steps += 1
             if f.ctx.steps > MAX_STEPS:
                 raise LimitExceeded(where, f"step limit reached ({MAX_STEPS} steps)")
-            return target(f.ctx, values)
+            f.ctx.bindings.append(binding)
+            try:
+                return target(f.ctx, values)
+            finally:
+                f.ctx.bindings.pop()
 
         return Expr(call_defined, ret, text, node)
 
@@ -1450,6 +1461,16 @@ class Program:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
+
+
+def _typedef_cast(fnode) -> tuple | None:
+    """`(u64)(x)` parses as a call of `(u64)`: with a known type name inside, it is a cast."""
+    if fnode.type != "parenthesized_expression" or len(fnode.named_children) != 1:
+        return None
+    inner = fnode.named_children[0]
+    if inner.type == "identifier":
+        return _BASE_TYPES.get(inner.text.decode("latin-1"))
+    return None
 
 
 def _seq_file_names(unit: cfront.Unit) -> set[str]:

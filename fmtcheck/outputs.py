@@ -208,7 +208,7 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
     if len(args) != len(sig):
         raise prog.unsupported(node, f"{name} expects {len(sig) + 1} arguments, got {len(args) + 1}")
     getters = [_arg_getter(prog, a, k, scope) for a, k in zip(args, sig)]
-    field = _field_name(args, sig)
+    field = _field_name(args[:1] if name in ("seq_write", "seq_escape_mem") else args, sig)
     where = prog.where(node)
     method = name.lstrip("_")
 
@@ -223,10 +223,10 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
             from .interp import Free, Ptr
 
             if isinstance(p, Ptr):
-                f.ctx.out.call("seq_write", (p.read(n),), field, where)
+                f.ctx.out.call("seq_write", (p.read(n),), resolve_field(field, f.ctx), where)
             elif isinstance(p, Free):
                 data = f.ctx.inputs.str_input(p.key, "text")
-                f.ctx.out.call("seq_write", (_fixed(data, n),), field, where)
+                f.ctx.out.call("seq_write", (_fixed(data, n),), resolve_field(field, f.ctx), where)
             else:
                 raise Inconclusive(where, "seq_write of memory the model does not know")
 
@@ -248,9 +248,26 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
         return escape_mem
 
     def call(f) -> None:
-        f.ctx.out.call(method, tuple(g(f) for g in getters), field, where)
+        f.ctx.out.call(method, tuple(g(f) for g in getters), resolve_field(field, f.ctx), where)
 
     return call
+
+
+_WORD = __import__("re").compile(r"[A-Za-z_]\w*")
+
+
+def resolve_field(name: str | None, ctx) -> str | None:
+    """A field named inside a helper (`val`) as the caller wrote it (`mss.swap`), through every
+    level of helper calls."""
+    if name is None or not ctx.bindings:
+        return name
+    for binding in reversed(ctx.bindings):
+        name = _WORD.sub(lambda m: _paren(binding[m.group(0)]) if m.group(0) in binding else m.group(0), name)
+    return name
+
+
+def _paren(text: str) -> str:
+    return text if _WORD.fullmatch(text) or all(c not in text for c in " +-*/%&|^<>?") else f"({text})"
 
 
 def _fixed(data: bytes, n: int) -> bytes:
@@ -271,6 +288,13 @@ def _field_name(args: list, sig: tuple) -> str | None:
 
 def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
     fmt = literal_bytes(args[1]) if len(args) > 1 else None
+    if fmt is None and len(args) > 1 and args[1].type == "concatenated_string":
+        from .kernel.constants import STRING_MACROS
+
+        unknown = [c.text.decode("latin-1") for c in args[1].named_children
+                   if c.type == "identifier" and c.text.decode("latin-1") not in STRING_MACROS]
+        if unknown:
+            raise prog.unsupported(node, f"string macro {unknown[0]} in the format is not defined in the input")
     if fmt is None:
         raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
     items = vsprintf.parse_format(fmt)
@@ -290,7 +314,8 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
 
     def printf(f) -> None:
         vals = [g(f) if g is not None else None for g in getters]
-        f.ctx.out.printf(plan, vals, fields, where)
+        names = fields if not f.ctx.bindings else [resolve_field(n, f.ctx) for n in fields]
+        f.ctx.out.printf(plan, vals, names, where)
 
     return printf
 

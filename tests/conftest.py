@@ -29,20 +29,7 @@ settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", 
 
 # Known engine bugs, each pinned by a test that is right per the spec. They run as strict xfail:
 # the suite fails the day one of them starts passing, so the list cannot go stale silently.
-KNOWN_BUGS = {
-    "tests/unit/test_cfront.py::test_undefined_string_macro_in_a_format_is_named":
-        "the reason names the format, not the undefined macro in it",
-    "tests/unit/test_engine_pairs.py::test_an_output_line_is_reported_once":
-        "a line whose template changes with a loop count is reported once per template",
-    "tests/unit/test_engine_pairs.py::test_divergent_pair[separator_moved]":
-        "same cause: the breaking worst case lands on one of several per-template reports",
-    "tests/unit/test_interp.py::test_integer_semantics[10u + -11 wraps in 32 bits]":
-        "the test's helper is called through a function pointer, which is not modelled",
-    "tests/unit/test_interp.py::test_field_is_the_callers_input_when_the_value_goes_through_a_helper":
-        "inside a helper the field is named by the helper's parameter",
-    "tests/unit/test_interp.py::test_constant_text_is_not_a_field[\\tseq_puts(m, \"ab\");\\n\\tseq_write(m, \"!\", sizeof(\"!\") - 1);\\n]":
-        "seq_write of a literal still credits the byte range to its length expression",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 # Found by a property test: under CI's derandomized profile the example is fixed and it fails
