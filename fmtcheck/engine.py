@@ -22,7 +22,9 @@ from typing import Any
 from . import cfront
 from .compare import Outcome, describe, first_difference, line_labels
 from .errors import FmtcheckError, Inconclusive, InputError
-from .inputs import HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, sweep
+from .fastpath import Fallback, compile_trace
+from .inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
+                     small_value, sweep)
 from .interp import SEQ, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
 from .options import Options
 from .outputs import ConcreteOutput, TraceOutput
@@ -31,6 +33,15 @@ from .symbolic import NotProvable
 
 MAX_INPUT_KEYS = 512
 MAX_REPORTED_LINES = 12
+
+
+class _Same:
+    """The outcome of a case whose two renderings were equal (no need to keep them)."""
+
+    same = True
+
+
+SAME = _Same()
 
 
 def read_source(path: str) -> bytes:
@@ -200,6 +211,9 @@ class Runner:
         self.aliases: dict[str, str] = {}
         self.kinds: dict[str, Any] = {}
         self.more_lines = 0
+        self.traces: tuple[list, list] | None = None
+        self.fast: tuple[Any, Any] | None = None
+        self.defaults: dict[str, Any] = {}
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out) -> Context:
@@ -217,6 +231,54 @@ class Runner:
 
     def run_case(self, inputs) -> Outcome | None:
         """Both sides on one input source; None when the case has undefined behaviour."""
+        if self.fast is not None and self._same_fast(inputs):
+            self.cases += 1
+            return SAME
+        return self.run_slow(inputs)
+
+    def _same_fast(self, inputs) -> bool:
+        """Both sides through their compiled traces: True when the bytes are equal. A difference,
+        or a case the fast path cannot take, goes to the interpreter, which reports it."""
+        env = self._environment(inputs)
+        if env is None:
+            return False
+        try:
+            return self.fast[0].render(env) == self.fast[1].render(env)
+        except Fallback:
+            return False
+
+    def _environment(self, inputs) -> dict | None:
+        if isinstance(inputs, VectorInputs):
+            env = dict(self.defaults)
+            for key, value in inputs.values.items():
+                if key not in env or type(value) is not type(env[key]):
+                    return None
+                env[key] = value
+            return env
+        if isinstance(inputs, HypothesisInputs):
+            for key, kind in self.kinds.items():
+                if kind[0] == "int":
+                    inputs.int_input(key, kind)
+                elif kind[0] == "str":
+                    inputs.str_input(key, kind[1])
+                else:
+                    return None
+            return dict(inputs.values)
+        return None
+
+    def enable_fast_path(self) -> None:
+        """Compile both traces once the inputs are known (after the discovery run)."""
+        if self.traces is None or any(k[0] not in ("int", "str") for k in self.kinds.values()):
+            return
+        old, new = compile_trace(self.traces[0]), compile_trace(self.traces[1])
+        if old is None or new is None:
+            return
+        for index, (key, kind) in enumerate(self.kinds.items()):
+            self.defaults[key] = small_value(index, kind) if kind[0] == "int" else default_string(kind[1])
+        self.fast = (old, new)
+
+    def run_slow(self, inputs) -> Outcome | None:
+        """Both sides through the interpreter, the reference."""
         old_out, new_out = ConcreteOutput(), ConcreteOutput()
         try:
             old_ctx = self.run_side(self.old, inputs, old_out)
@@ -241,6 +303,7 @@ class Runner:
         discovery = VectorInputs()
         self.run_case(discovery)
         self.kinds = dict(discovery.kinds)
+        self.enable_fast_path()
         divergent: list[Outcome] = []
         truncated = False
         for vector in sweep(self.kinds):
@@ -299,6 +362,7 @@ class Runner:
             return False, str(why)
         except (UndefinedBehaviour, FmtcheckError) as why:
             return False, str(why)
+        self.traces = (old_trace.items, new_trace.items)
         if old_trace.items == new_trace.items:
             return True, None
         return False, "the two sides print different sequences of literal text and fields"
@@ -354,7 +418,7 @@ class Runner:
 
     def replay(self, outcome: Outcome) -> Outcome:
         """Every reported counterexample runs through both sides once more."""
-        again = self.run_case(VectorInputs(outcome.inputs, default_loop=0))
+        again = self.run_slow(VectorInputs(outcome.inputs, default_loop=0))
         if again is None or again.same or again.old.data != outcome.old.data or again.new.data != outcome.new.data:
             raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
         return again
@@ -409,7 +473,7 @@ class Runner:
             for candidate in _smaller(best.inputs[key]):
                 trial = dict(best.inputs)
                 trial[key] = candidate
-                again = self.run_case(VectorInputs(trial))
+                again = self.run_slow(VectorInputs(trial))
                 if again is not None and not again.same and label in line_labels(again):
                     best = again
                     break

@@ -82,6 +82,11 @@ def small_value(index: int, t: tuple) -> int:
     return min(index % 9 + 1, hi)
 
 
+def default_string(domain: str) -> bytes:
+    """The string an input takes when a case does not name it."""
+    return _DEFAULT_STR.get(domain, b"abc")
+
+
 def string_of_length(n: int, domain: str, index: int = 0) -> bytes:
     if domain == "ifname":
         return (b"eth" + b"0123456789abcdef" * 2)[:n] if n else b""
@@ -116,7 +121,7 @@ class VectorInputs:
         v = self.values.get(key)
         if isinstance(v, (bytes, bytearray)):
             return bytes(v)
-        v = _DEFAULT_STR.get(domain, b"abc")
+        v = default_string(domain)
         self.values[key] = v
         return v
 

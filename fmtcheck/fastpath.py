@@ -1,0 +1,206 @@
+"""Fast rendering of a side that does not branch on its inputs.
+
+When a side runs to the end in proof mode, its symbolic trace *is* the function: literal bytes
+and fields over expression trees. This module compiles such a trace once into a plain renderer:
+the fields that Python's own `bytes %` renders exactly as the kernel does (plain `%Nd`/`%Nu`,
+zero-padded hex, `%Ns`, `%c`) are gathered into one format string, so a whole /proc line costs one
+C-level formatting call plus the evaluation of its value trees. Nothing is generated as source
+text and nothing is executed from the input: the renderer is a list of closures and a format.
+
+The engine uses it to test many more inputs in the same time; the concrete interpreter remains the
+reference: every case whose bytes differ is rendered again through it before it is reported, and a
+tree that hits undefined behaviour (a shift by a width decided by an input, a division by zero)
+falls back to it for that case.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .kernel import vsprintf
+
+LLONG_MIN = -(1 << 63)
+
+
+class Fallback(Exception):
+    """This case needs the interpreter (undefined behaviour or a value the fast path cannot take)."""
+
+
+def _wrap(v: int, bits: int, signed: bool) -> int:
+    v &= (1 << bits) - 1
+    if signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _c_div(a: int, b: int) -> int:
+    if b == 0:
+        raise Fallback("division by zero")
+    q = abs(a) // abs(b)
+    return -q if (a < 0) != (b < 0) else q
+
+
+def _c_mod(a: int, b: int) -> int:
+    return a - _c_div(a, b) * b
+
+
+def _shl(a: int, b: int) -> int:
+    if b < 0 or b > 127:
+        raise Fallback("shift count out of range")
+    return a << b
+
+
+def _shr(a: int, b: int) -> int:
+    if b < 0 or b > 127:
+        raise Fallback("shift count out of range")
+    return a >> b
+
+
+_BINARY: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "/": _c_div, "%": _c_mod, "<<": _shl, ">>": _shr,
+}
+
+
+def compile_tree(tree: tuple) -> Callable[[dict], int]:
+    """An expression tree (see fmtcheck.symbolic) as a closure over the input values."""
+    kind = tree[0]
+    if kind == "k":
+        value = tree[1]
+        return lambda env: value
+    if kind == "in":
+        key, bits, signed = tree[1], tree[2], tree[3]
+        mask = (1 << bits) - 1
+        if not signed:
+            return lambda env: env[key] & mask
+        return lambda env: _wrap(env[key], bits, True)
+    if kind == "wrap":
+        bits, signed, inner = tree[1], tree[2], compile_tree(tree[3])
+        mask = (1 << bits) - 1
+        if not signed:
+            return lambda env: inner(env) & mask
+        return lambda env: _wrap(inner(env), bits, True)
+    if kind == "~":
+        inner = compile_tree(tree[1])
+        return lambda env: ~inner(env)
+    if kind == "neg":
+        inner = compile_tree(tree[1])
+        return lambda env: -inner(env)
+    op = _BINARY.get(kind)
+    if op is None:
+        raise ValueError(f"unknown tree node {kind}")
+    left, right = compile_tree(tree[1]), compile_tree(tree[2])
+    if kind == ">>" and tree[2][0] == "k":
+        shift = tree[2][1]
+        return lambda env: left(env) >> shift
+    return lambda env: op(left(env), right(env))
+
+
+def _simple_int(item: tuple) -> bytes | None:
+    """The Python %-spec that renders this integer field exactly as the kernel, if there is one."""
+    _, conv, flags, width, precision, _tree = item
+    if precision is not None:
+        return None
+    w = b"" if width is None else str(width).encode()
+    if conv in "du" and flags == 0:
+        return b"%" + w + b"d"
+    if conv in "xXo" and flags in (0, vsprintf.ZEROPAD):
+        return b"%" + (b"0" if flags else b"") + w + conv.encode()
+    return None
+
+
+class Renderer:
+    """A compiled trace: `render(env) -> (bytes, events)`."""
+
+    def __init__(self, items: list) -> None:
+        self.segments: list[tuple[bytes, list[Callable[[dict], Any]]] | tuple[str, Any]] = []
+        fmt = bytearray()
+        getters: list[Callable[[dict], Any]] = []
+        for item in items:
+            if isinstance(item, bytes):
+                fmt += item.replace(b"%", b"%%")
+                continue
+            spec = self._spec(item)
+            if spec is not None:
+                fmt += spec[0]
+                getters.append(spec[1])
+                continue
+            if fmt or getters:
+                self.segments.append((bytes(fmt), getters))
+                fmt, getters = bytearray(), []
+            self.segments.append(self._special(item))
+        if fmt or getters:
+            self.segments.append((bytes(fmt), getters))
+
+    @staticmethod
+    def _spec(item: tuple):
+        kind = item[0]
+        if kind == "int":
+            spec = _simple_int(item)
+            if spec is None:
+                return None
+            value = compile_tree(item[5])
+            return spec, value
+        if kind == "str":
+            _, width, precision, flags, key = item
+            spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"")
+            if precision is not None:
+                spec += b"." + str(max(precision, 0)).encode()
+            return spec + b"s", (lambda env, key=key: env[key])
+        if kind == "char":
+            _, width, flags, tree = item
+            spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"") + b"c"
+            return spec, compile_tree(tree)
+        return None
+
+    @staticmethod
+    def _special(item: tuple):
+        kind = item[0]
+        if kind == "event":
+            return ("event", item[1])
+        if kind == "ll":
+            value = compile_tree(item[1])
+
+            def decimal_ll(env: dict) -> bytes:
+                v = value(env)
+                return b"-0" if v == LLONG_MIN else b"%d" % v
+
+            return ("call", decimal_ll)
+        if kind == "int":
+            _, conv, flags, width, precision, tree = item
+            value = compile_tree(tree)
+            base = {"d": 10, "u": 10, "o": 8, "x": 16, "X": 16}[conv]
+
+            def number(env: dict) -> bytes:
+                return vsprintf.number(value(env), base, flags, width, precision,
+                                       signed=conv == "d", upper=conv == "X")
+
+            return ("call", number)
+        raise ValueError(f"no fast rendering for {kind}")
+
+    def render(self, env: dict) -> tuple[bytes, list]:
+        out = []
+        events: list = []
+        size = 0
+        for segment in self.segments:
+            head = segment[0]
+            if head == "event":
+                events.append((size, segment[1]))
+                continue
+            if head == "call":
+                piece = segment[1](env)
+            else:
+                fmt, getters = segment
+                piece = fmt % tuple(g(env) for g in getters) if getters else fmt.replace(b"%%", b"%")
+            out.append(piece)
+            size += len(piece)
+        return b"".join(out), events
+
+
+def compile_trace(items: list) -> Renderer | None:
+    """A Renderer for a trace, or None when some item has no exact fast form."""
+    try:
+        return Renderer(items)
+    except (ValueError, KeyError):
+        return None

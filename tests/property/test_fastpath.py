@@ -1,0 +1,76 @@
+"""The compiled-trace renderer must print exactly what the interpreter prints, for every input.
+
+The engine trusts the fast path to say "same bytes" for most cases, so it is checked here against
+the reference interpreter, side by side, on the project's fixture pairs and on boundary-heavy
+inputs drawn by Hypothesis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _paths import FIXTURES
+from fmtcheck import cfront
+from fmtcheck.engine import Runner, _side, pair_functions
+from fmtcheck.fastpath import Fallback
+from fmtcheck.inputs import VectorInputs, int_strategy, str_strategy
+from fmtcheck.interp import InputSpace, collect_hints
+from fmtcheck.outputs import ConcreteOutput
+
+PAIRS = sorted(p for p in (FIXTURES / "pairs").iterdir() if p.is_dir()) + [FIXTURES / "example"]
+
+
+def runner_for(old_path: Path, new_path: Path) -> Runner:
+    old = cfront.parse_unit(old_path.read_bytes(), str(old_path))
+    new = cfront.parse_unit(new_path.read_bytes(), str(new_path))
+    (old_name, new_name), = pair_functions(old, new, None)[:1]
+    space = InputSpace()
+    collect_hints(old, space)
+    collect_hints(new, space)
+    runner = Runner(_side(old, space, old_name, "old"), _side(new, space, new_name, "new"))
+    runner.prove()
+    discovery = VectorInputs()
+    runner.run_slow(discovery)
+    runner.kinds = dict(discovery.kinds)
+    runner.enable_fast_path()
+    return runner
+
+
+def traced_sides() -> list:
+    cases = []
+    for pair in PAIRS:
+        for new in sorted(pair.glob("new*.c")):
+            runner = runner_for(pair / "old.c", new)
+            if runner.fast is not None:
+                cases.append(pytest.param(runner, id=f"{pair.name}/{new.name}"))
+    return cases
+
+
+TRACED = traced_sides()
+
+
+def test_some_fixtures_take_the_fast_path():
+    assert len(TRACED) >= 5
+
+
+@pytest.mark.parametrize("runner", TRACED)
+@settings(max_examples=60)
+@given(data=st.data())
+def test_fast_path_prints_what_the_interpreter_prints(runner, data):
+    vector = {}
+    for key, kind in runner.kinds.items():
+        vector[key] = data.draw(int_strategy(kind) if kind[0] == "int" else str_strategy(kind[1]), label=key)
+    env = runner._environment(VectorInputs(vector))
+    assert env is not None
+    for side, renderer in zip((runner.old, runner.new), runner.fast):
+        out = ConcreteOutput()
+        try:
+            runner.run_side(side, VectorInputs(vector), out)
+        except Exception:  # undefined behaviour: the fast path must not claim a rendering either
+            with pytest.raises(Fallback):
+                renderer.render(env)
+            continue
+        assert renderer.render(env) == (out.data, out.events)
