@@ -25,7 +25,7 @@ from .errors import FmtcheckError, Inconclusive, InputError
 from .fastpath import Fallback, compile_trace
 from .inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
                      small_value, sweep)
-from .interp import SEQ, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
+from .interp import CSeqFile, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
 from .options import Options
 from .outputs import ConcreteOutput, TraceOutput
 from .result import Divergence, Report, Result
@@ -218,15 +218,22 @@ class Runner:
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out) -> Context:
         ctx = Context(inputs, out, side.program.label)
+        if side.program.own_primitives:
+            if not isinstance(out, ConcreteOutput):
+                raise NotProvable(f"the code gives its own body for {side.program.own_primitives[0]}")
+            ctx.seq = CSeqFile()
+            out.attach(ctx.seq)
         args = []
         for pname, ptype in side.params:
             if ptype in (("ptr", ("struct", "seq_file")), ("struct", "seq_file")):
-                args.append(SEQ)
+                args.append(ctx.seq)
             elif ptype[0] == "int":
                 args.append(inputs.int_input(pname, ptype))
             else:
                 args.append(Free(pname))
         side.program.compiled[side.function](ctx, args)
+        if side.program.own_primitives:
+            out.detach()
         return ctx
 
     def run_case(self, inputs) -> Outcome | None:

@@ -180,6 +180,30 @@ class SeqHandle:
 
 SEQ = SeqHandle()
 
+C_SEQ_BUFFER = 1 << 16
+
+
+class CSeqFile(SeqHandle):
+    """A byte-buffer struct seq_file, for a side that gives its own C body for a primitive: that
+    body reads and writes m->buf, m->count and m->size like the kernel's, and the built-in
+    primitives of the same side write into the same buffer."""
+
+    __slots__ = ("fields", "mem")
+
+    def __init__(self) -> None:
+        self.mem = Mem(bytearray(C_SEQ_BUFFER))
+        self.fields: dict[str, Any] = {
+            "buf": Ptr(self.mem), "size": C_SEQ_BUFFER, "count": 0, "pad_until": 0, "from": 0,
+            "index": 0, "private": Free("m->private"),
+        }
+
+    @property
+    def data(self) -> bytes:
+        count = self.fields["count"]
+        if type(count) is not int or not 0 <= count <= C_SEQ_BUFFER:
+            raise Inconclusive("seq_file", f"m->count is {count!r}, outside the buffer")
+        return bytes(self.mem.data[:count])
+
 
 class _Signal:
     __slots__ = ("name",)
@@ -190,6 +214,14 @@ class _Signal:
 
 BREAK = _Signal("break")
 CONTINUE = _Signal("continue")
+
+
+class Goto:
+    __slots__ = ("label", "where")
+
+    def __init__(self, label: str, where: str) -> None:
+        self.label = label
+        self.where = where
 
 
 class Return:
@@ -213,7 +245,7 @@ class UndefinedBehaviour(Exception):
 class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
-    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "loop_iters", "side", "bindings")
+    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "loop_iters", "side", "bindings", "seq")
 
     def __init__(self, inputs: Any, out: Any, side: str = "") -> None:
         self.inputs = inputs
@@ -224,6 +256,7 @@ class Context:
         self.loop_iters: dict[str, int] = {}
         self.side = side
         self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
+        self.seq: SeqHandle = SEQ
 
 
 @dataclass
@@ -267,6 +300,7 @@ class Program:
         self._compiling: set[str] = set()
         self.uses_branches = False
         self.seq_names = _seq_file_names(unit)
+        self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}
         for decl in unit.globals:
             self._compile_global(decl)
@@ -313,6 +347,8 @@ class Program:
                 signal = body(frame)
             finally:
                 ctx.depth -= 1
+            if isinstance(signal, Goto):
+                raise Inconclusive(signal.where, f"goto {signal.label}: no such label in an enclosing block")
             if isinstance(signal, Return):
                 value = signal.value
                 return conv(value, ret_type) if ret_type[0] == "int" and isinstance(value, (int, Sym)) else value
@@ -414,8 +450,17 @@ class Program:
         if node is None:
             return lambda f: None
         scope = dict(scope)
-        stmts = [self.stmt(c, scope) for c in node.named_children if c.type != "comment"]
-        stmts = [s for s in stmts if s is not None]
+        children = [c for c in node.named_children if c.type != "comment"]
+        labels: dict[str, int] = {}
+        stmts = []
+        for c in children:
+            if c.type == "labeled_statement":
+                labels[c.child_by_field_name("label").text.decode("latin-1")] = len(stmts)
+            s = self.stmt(c, scope)
+            if s is not None:
+                stmts.append(s)
+        if labels:
+            return self._block_with_labels(stmts, labels, node)
         if len(stmts) == 1:
             return stmts[0]
 
@@ -424,6 +469,27 @@ class Program:
                 r = s(f)
                 if r is not None:
                     return r
+            return None
+
+        return run
+
+    def _block_with_labels(self, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
+        """A block holding labels: a goto to one of them continues from there (forward, as in the
+        kernel's `goto overflow;`, or backward, under the step bound)."""
+        step = self._step(node)
+
+        def run(f: Frame) -> Any:
+            i = 0
+            while i < len(stmts):
+                r = stmts[i](f)
+                if r is None:
+                    i += 1
+                    continue
+                if isinstance(r, Goto) and r.label in labels:
+                    step(f)
+                    i = labels[r.label]
+                    continue
+                return r
             return None
 
         return run
@@ -723,7 +789,8 @@ class Program:
         return self.stmt(inner[0], scope) if inner else None
 
     def _stmt_goto_statement(self, node, scope):
-        raise self.unsupported(node, "goto is not modelled")
+        signal = Goto(node.child_by_field_name("label").text.decode("latin-1"), self.where(node))
+        return lambda f: signal
 
     def _stmt_switch_statement(self, node, scope):
         self.uses_branches = True
@@ -883,7 +950,7 @@ class Program:
             return Expr(lambda f: f.ctx.inputs.int_input(key, hint), hint, name, node)
         if name in self.seq_names:
             # a fragment's undeclared seq_file (`m` in a bare statement list)
-            return Expr(lambda f: SEQ, ("ptr", ("struct", "seq_file")), name, node)
+            return Expr(lambda f: f.ctx.seq, ("ptr", ("struct", "seq_file")), name, node)
         # a free variable: the caller's data
         return Expr(lambda f: Free(name), FREE, name, node)
 
@@ -905,6 +972,10 @@ class Program:
                 if obj.zeroed:
                     return 0
                 return Free(f"{obj.key}.{fname}")
+            if isinstance(obj, CSeqFile):
+                if fname in obj.fields:
+                    return obj.fields[fname]
+                raise Inconclusive(where, f"seq_file member '{fname}' is not modelled")
             if isinstance(obj, SeqHandle):
                 if fname == "private":
                     return Free("m->private")  # the show function's data, an input like any other
@@ -1063,6 +1134,9 @@ class Program:
         lt = left.type if left.type[0] == "int" else (self.space.hint(left.text) or U64)
         rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
         fn, t = _binary(op, left, right, lt, rt, self.line(node), self.where(node))
+        if left.type == FREE and op in ("+", "-"):
+            # a member of unknown type may hold a pointer (m->buf + m->count)
+            return self._maybe_pointer_arith(op, left, right, fn, t, node, text)
         const = None
         if isinstance(left.const, int) and isinstance(right.const, int) and not isinstance(left.const, bool):
             try:
@@ -1073,24 +1147,31 @@ class Program:
             return Expr(lambda f: const, t, text, node, const)
         return Expr(fn, t, text, node)
 
+    def _maybe_pointer_arith(self, op, left, right, int_fn, t, node, text):
+        """`a + b` where a's type is unknown: pointer arithmetic when a holds a pointer at run
+        time (m->buf + m->count), integer arithmetic otherwise."""
+        lfn, rfn = left.fn, right.fn
+        where = self.where(node)
+        sign = 1 if op == "+" else -1
+
+        def arith(f: Frame) -> Any:
+            value = lfn(f)
+            if isinstance(value, (Ptr, Mem)):
+                n = _as_int(rfn(f), f, right.type, right.text)
+                return _advance(value, sign * n, op, where)
+            return int_fn(f)
+
+        return Expr(arith, FREE, text, node)
+
     def _pointer_arith(self, op, left, right, node, text):
         lfn, rfn = left.fn, right.fn
         elem = left.type[1]
-        size = type_size(elem) if elem[0] == "int" else 1
         sign = 1 if op == "+" else -1
+        where = self.where(node)
 
         def padd(f: Frame) -> Any:
-            p = lfn(f)
             n = _as_int(rfn(f), f, right.type, right.text)
-            if isinstance(n, Sym):
-                raise NotProvable("pointer arithmetic depends on an input")
-            if isinstance(p, Mem):
-                p = Ptr(p)
-            if isinstance(p, Ptr):
-                return Ptr(p.mem, p.off + sign * n * size)
-            if isinstance(p, Free):
-                return Free(f"({p.key}{op}{n})")
-            raise Inconclusive(self.where(node), "pointer arithmetic on a non-pointer")
+            return _advance(lfn(f), sign * n, op, where)
 
         return Expr(padd, ("ptr", elem), text, node)
 
@@ -1164,7 +1245,7 @@ class Program:
 
             def set_field(f: Frame, v: Any) -> None:
                 obj = bfn(f)
-                if isinstance(obj, LocalStruct):
+                if isinstance(obj, (LocalStruct, CSeqFile)):
                     obj.fields[fname] = v
                     return
                 raise Inconclusive(where, f"assignment to member '{fname}' of data the code does not own")
@@ -1435,6 +1516,27 @@ class Program:
 
         return Expr(memset, ("ptr", VOID), text, node)
 
+    def _builtin_memcpy(self, args, node, scope, text):
+        dst, src, count = (self.expr(a, scope) for a in args[:3])
+        where = self.where(node)
+
+        def memcpy(f: Frame) -> Any:
+            d, s = dst.fn(f), src.fn(f)
+            n = _as_int(count.fn(f), f, U64, count.text)
+            d = Ptr(d) if isinstance(d, Mem) else d
+            s = Ptr(s) if isinstance(s, Mem) else s
+            if isinstance(n, Sym):
+                raise NotProvable("memcpy length depends on an input")
+            if not isinstance(d, Ptr) or not isinstance(s, Ptr) or d.mem.readonly:
+                raise Inconclusive(where, "memcpy between memory the code does not own")
+            data = s.read(n)
+            if d.off + n > len(d.mem.data):
+                raise Inconclusive(where, "memcpy past the end of its destination")
+            d.mem.data[d.off:d.off + n] = data
+            return d
+
+        return Expr(memcpy, ("ptr", VOID), text, node)
+
     def _minmax(self, args, node, scope, text, pick):
         exprs = [self.expr(a, scope) for a in args[-2:]]
         types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
@@ -1461,6 +1563,20 @@ class Program:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
+
+
+def _advance(p: Any, n: Any, op: str, where: str) -> Any:
+    """A pointer moved by n elements of its array."""
+    if isinstance(n, Sym):
+        raise NotProvable("pointer arithmetic depends on an input")
+    if isinstance(p, Mem):
+        p = Ptr(p)
+    if isinstance(p, Ptr):
+        elem = p.mem.elem
+        return Ptr(p.mem, p.off + n * (type_size(elem) if elem[0] == "int" else 1))
+    if isinstance(p, Free):
+        return Free(f"({p.key}{op}{abs(n)})")
+    raise Inconclusive(where, "pointer arithmetic on a non-pointer")
 
 
 def _typedef_cast(fnode) -> tuple | None:
@@ -1536,10 +1652,8 @@ def _truth(v: Any, f: Frame, t: tuple, text: str) -> Any:
     if isinstance(v, Sym):
         return bool(v)  # raises NotProvable
     if isinstance(v, Free):
-        if t[0] == "int":
-            return f.ctx.inputs.int_input(v.key, t) != 0
-        # a pointer the code did not make: assume it is valid (not NULL)
-        return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64) != 0 if t == FREE and False else True
+        # a value the code did not make, tested for truth: an input (a pointer may be NULL too)
+        return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64) != 0
     if isinstance(v, (Ptr, Mem, LocalStruct, SeqHandle)):
         return True
     return bool(v)

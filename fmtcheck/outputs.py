@@ -378,15 +378,44 @@ class ConcreteOutput:
     def data(self) -> bytes:
         return bytes(self.seq.buf)
 
+    # a side with its own C primitives writes into a CSeqFile; the built-ins join it there
+    cseq = None
+
+    def attach(self, cseq) -> None:
+        self.cseq = cseq
+
+    def detach(self) -> None:
+        self.seq.buf[:] = self.cseq.data
+        self.cseq = None
+
+    def _pull(self) -> None:
+        if self.cseq is not None:
+            self.seq.buf[:] = self.cseq.data
+
+    def _push(self) -> None:
+        if self.cseq is not None:
+            n = len(self.seq.buf)
+            if n > len(self.cseq.mem.data):
+                raise Inconclusive("seq_file", "output is larger than the modelled seq_file buffer")
+            self.cseq.mem.data[:n] = self.seq.buf
+            self.cseq.fields["count"] = n
+
     def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
+        self._pull()
         start = len(self.seq.buf)
         getattr(self.seq, method)(*args)
+        self._push()
         if method in _DELIMITED and isinstance(args[0], (bytes, bytearray)):
             start += len(bytes(args[0]).split(b"\x00", 1)[0])
         if field is not None and len(self.seq.buf) > start:
             self.spans.append((start, len(self.seq.buf), field))
 
     def printf(self, plan, values, fields, where: str) -> None:
+        self._pull()
+        self._printf(plan, values, fields, where)
+        self._push()
+
+    def _printf(self, plan, values, fields, where: str) -> None:
         buf = self.seq.buf
         for step in plan:
             if step.literal is not None:

@@ -78,7 +78,8 @@ def test_fragment_that_ends_inside_a_function():
 def test_fragment_cut_at_both_ends_inside_blocks():
     old = '\t\tseq_printf(m, "a: %u\\n", 5);\n\t}\n\tseq_putc(m, \'x\');\n\tif (more) {\n'
     new = '\t\tseq_puts(m, "a: 5\\n");\n\t}\n\tseq_putc(m, \'x\');\n\tif (more) {\n'
-    assert_equivalent(old, new)
+    # `more` is an input (the branch may go either way), so this is tested, not proven
+    assert_equivalent(old, new, method="tested")
 
 
 def test_fragment_with_declarations_first_as_a_hunk_gives_it():

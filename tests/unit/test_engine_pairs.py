@@ -261,10 +261,10 @@ UNSUPPORTED = {
         "\tseq_printf(m, \"peer: %pI4 port %u\\n\", &p->addr, p->port);\n\treturn 0;\n}\n",
         "%pI4", 5,
     ),
-    "goto": (
+    "fnptr": (
         "static int gstat_show(struct seq_file *m, void *v)\n{\n\tstruct gstat *g = v;\n\n"
-        "\tif (!g->valid)\n\t\tgoto out;\n\tseq_printf(m, \"g: %lu\\n\", g->count);\nout:\n\treturn 0;\n}\n",
-        "goto", 6,
+        "\tg->ops->show_extra(m, g);\n\tseq_printf(m, \"g: %lu\\n\", g->count);\n\treturn 0;\n}\n",
+        "function pointer", 5,
     ),
     "asm": (
         "static int tsc_show(struct seq_file *m, void *v)\n{\n\tunsigned long lo;\n\n"
@@ -276,8 +276,8 @@ REWRITES = {
     "%pI4": "static int peer_show(struct seq_file *m, void *v)\n{\n\tstruct peer *p = v;\n\n"
             "\tseq_puts(m, \"peer: \");\n\tpeer_print_addr(m, &p->addr);\n\tseq_put_decimal_ull(m, \" port \", p->port);\n"
             "\tseq_putc(m, '\\n');\n\treturn 0;\n}\n",
-    "goto": "static int gstat_show(struct seq_file *m, void *v)\n{\n\tstruct gstat *g = v;\n\n"
-            "\tif (g->valid)\n\t\tseq_put_decimal_ull(m, \"g: \", g->count);\n\treturn 0;\n}\n",
+    "fnptr": "static int gstat_show(struct seq_file *m, void *v)\n{\n\tstruct gstat *g = v;\n\n"
+             "\tseq_put_decimal_ull(m, \"g: \", g->count);\n\tseq_putc(m, '\\n');\n\treturn 0;\n}\n",
     "asm": "static int tsc_show(struct seq_file *m, void *v)\n{\n\tunsigned long lo = rdtsc_lo();\n\n"
            "\tseq_put_decimal_ull(m, \"tsc: \", lo);\n\tseq_putc(m, '\\n');\n\treturn 0;\n}\n",
 }
@@ -300,9 +300,26 @@ def test_unsupported_construct_exits_3_naming_it(tmp_path, capsys, construct, si
 
 
 def test_unsupported_construct_in_text_mode(tmp_path, capsys):
-    text, _, _ = UNSUPPORTED["goto"]
+    text, _, _ = UNSUPPORTED["fnptr"]
     (tmp_path / "a.c").write_text(text)
-    (tmp_path / "b.c").write_text(REWRITES["goto"])
+    (tmp_path / "b.c").write_text(REWRITES["fnptr"])
     code = main(["verify", str(tmp_path / "a.c"), str(tmp_path / "b.c")])
     out = capsys.readouterr().out
-    assert code == 3 and "reason: goto is not modelled at" in out and "a.c:6" in out
+    assert code == 3 and "reason: call through a function pointer at" in out and "a.c:5" in out
+
+
+GOTO_OLD = ("static int gstat_show(struct seq_file *m, void *v)\n{\n\tstruct gstat *g = v;\n\n"
+            "\tif (!g->valid)\n\t\tgoto out;\n\tseq_printf(m, \"g: %lu\\n\", g->count);\nout:\n\treturn 0;\n}\n")
+
+
+@pytest.mark.parametrize("new_body,verdict", [
+    ("\tif (g->valid) {\n\t\tseq_put_decimal_ull(m, \"g: \", g->count);\n\t\tseq_putc(m, '\\n');\n\t}\n", "equivalent"),
+    ("\tif (g->valid)\n\t\tseq_put_decimal_ull(m, \"g: \", g->count);\n", "divergent"),
+])
+def test_goto_to_a_label_is_modelled(tmp_path, capsys, new_body, verdict):
+    """`goto out;` to a label of the same function (the kernel's error-exit idiom) runs as C."""
+    new = "static int gstat_show(struct seq_file *m, void *v)\n{\n\tstruct gstat *g = v;\n\n" + new_body + "\treturn 0;\n}\n"
+    (tmp_path / "a.c").write_text(GOTO_OLD)
+    (tmp_path / "b.c").write_text(new)
+    code, report, _ = verify(capsys, tmp_path / "a.c", tmp_path / "b.c")
+    assert report["results"][0]["verdict"] == verdict, report
