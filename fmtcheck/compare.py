@@ -8,7 +8,6 @@ lines of a many-line record differ over all the inputs tried, not only at the fi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 

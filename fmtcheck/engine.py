@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from . import cfront
-from .compare import Outcome, describe, first_difference, line_labels
+from .compare import Outcome, describe, line_labels
 from .errors import FmtcheckError, Inconclusive, InputError
 from .fastpath import Fallback, compile_trace
+from .inputfile import read_input
 from .inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
                      small_value, sweep)
 from .interp import CSeqFile, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
@@ -45,17 +45,8 @@ SAME = _Same()
 
 
 def read_source(path: str) -> bytes:
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise InputError(path, "is a directory, not a C source file")
-        return p.read_bytes() if path != "-" else __import__("sys").stdin.buffer.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except PermissionError:
-        raise InputError(path, "permission denied") from None
-    except OSError as err:
-        raise InputError(path, err.strerror or str(err)) from None
+    """A C source named on the command line (the front end refuses one over its size limit)."""
+    return read_input(path, cfront.MAX_SOURCE_BYTES, "C source file")
 
 
 def verify_files(old_path: str | None, new_path: str, options: Options) -> Report:

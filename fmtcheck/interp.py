@@ -690,11 +690,8 @@ class Program:
             while cond(f):
                 step(f)
                 r = body(f)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is not CONTINUE:
-                        return r
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
                 if update is not None:
                     update(f)
             return None
@@ -723,11 +720,8 @@ class Program:
                 if setter is not None:
                     setter(f, k if per_cpu else Free(f"{loop_key}[{k}]"))
                 r = body(f)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is not CONTINUE:
-                        return r
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
             return None
 
         return run_each
@@ -742,11 +736,8 @@ class Program:
             while cond(f):
                 step(f)
                 r = body(f)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is not CONTINUE:
-                        return r
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
             return None
 
         return run_while
@@ -761,11 +752,8 @@ class Program:
             while True:
                 step(f)
                 r = body(f)
-                if r is not None:
-                    if r is BREAK:
-                        break
-                    if r is not CONTINUE:
-                        return r
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
                 if not cond(f):
                     break
             return None
@@ -1440,8 +1428,8 @@ class Program:
 
     # builtins the kernel provides and whose meaning is fixed
     def _builtin_num_to_str(self, args, node, scope, text):
-        if name_defined := self.unit.functions.get("num_to_str"):
-            del name_defined
+        """num_to_str(buf, size, n[, width]) as lib/vsprintf.c has it (an input's own C body for
+        num_to_str is found first, in `call`)."""
         from .kernel.seq_file import num_to_str
 
         if len(args) not in (3, 4):

@@ -236,7 +236,7 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
         get_ptr, get_len, get_flags, get_esc = getters
 
         def escape_mem(f) -> None:
-            from .interp import Free, Ptr
+            from .interp import Ptr
 
             p = get_ptr(f)
             n = get_len(f)

@@ -27,13 +27,12 @@ import email.header
 import email.message
 import email.policy
 import mailbox
-import os
 import re
-import sys
 from dataclasses import dataclass, field
 
 import unidiff
 
+from . import inputfile
 from .errors import InputError
 
 MAX_PATCH_BYTES = 32 * 1024 * 1024
@@ -192,24 +191,10 @@ def parse_patch_bytes(data: bytes, source: str) -> list[Patch]:
 
 def read_input(path: str) -> tuple[str, bytes]:
     """The bytes of PATH, with a name for messages; every failure is an `InputError`."""
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read(MAX_PATCH_BYTES + 1) if stream is not None else sys.stdin.read().encode(
-            "utf-8", "surrogateescape"
-        )
-        return STDIN_NAME, data
-    if not os.path.lexists(path):
-        raise InputError(path, "no such file")
-    if os.path.isdir(path):
-        raise InputError(path, "is a directory, not a patch file")
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_PATCH_BYTES:
-            raise InputError(path, f"{size} bytes, over the {MAX_PATCH_BYTES}-byte limit")
-        with open(path, "rb") as handle:
-            return path, handle.read(MAX_PATCH_BYTES + 1)
-    except OSError as err:
-        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    data = inputfile.read_input(path, MAX_PATCH_BYTES, "patch file")
+    if len(data) > MAX_PATCH_BYTES:
+        raise InputError(path, f"over the {MAX_PATCH_BYTES}-byte limit")
+    return (STDIN_NAME if path == "-" else path), data
 
 
 def normalise_line_ends(data: bytes) -> bytes:

@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from .inputfile import read_input
 from .errors import InputError, LimitExceeded
 from .result import Divergence, Report, Result, jsonable
 
@@ -161,15 +162,7 @@ def records_from_capture(data: bytes, source: str, split: str | None, grammar_na
 
 def read_capture(path: str) -> bytes:
     """The bytes of a capture file, or an InputError naming it."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_TOTAL_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory") from None
-    except OSError as err:
-        raise InputError(path, err.strerror or str(err)) from None
+    return read_input(path, MAX_TOTAL_BYTES, "capture file")
 
 
 def is_live(source: str | None, model: bool) -> bool:
