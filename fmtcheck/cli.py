@@ -151,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("fmtcheck: error: interrupted\n")
         return 2
+    except BrokenPipeError:
+        return _reader_went_away(0)
     except RecursionError:
         sys.stderr.write("fmtcheck: error: input: nesting too deep to analyse\n")
         return 2
@@ -173,8 +175,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             outcome.notes.append(f"--consumers: {err.what}")
     from .report import emit
 
-    emit(outcome, args.format, getattr(args, "color", "auto"))
-    return outcome.exit_code(getattr(args, "fail_on", "any"))
+    code = outcome.exit_code(getattr(args, "fail_on", "any"))
+    try:
+        emit(outcome, args.format, getattr(args, "color", "auto"))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_went_away(code)
+    return code
+
+
+def _reader_went_away(code: int) -> int:
+    """`fmtcheck ... | head`: the reader closed the pipe. Not an error of fmtcheck's; keep the
+    verdict's exit status and let nothing more be written to the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover
