@@ -28,7 +28,7 @@ from typing import Iterator
 from .errors import InputError
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
-MAX_EXPANSION_BYTES = 8 * 1024 * 1024
+MAX_EXPANSION_BYTES = 1024 * 1024
 MAX_EXPANSION_DEPTH = 64
 FRAGMENT_NAME = "__fc_fragment"
 
@@ -197,6 +197,7 @@ class _Expander:
                 i += 1
                 continue
             if macro.params is None:
+                self._spend(sum(len(t) for t in macro.body), macro, name)
                 out.extend(self.expand(list(macro.body), hide | {name}, depth + 1))
                 i += 1
                 continue
@@ -207,14 +208,19 @@ class _Expander:
                 continue
             args, end = _collect_args(tokens, j)
             body = self._substitute(macro, args, hide, depth)
-            self.budget -= sum(len(t) for t in body)
-            if self.budget < 0:
-                raise InputError(f"line {macro.line}", f"expansion of macro {name} is too large")
+            self._spend(sum(len(t) for t in body), macro, name)
             out.extend(self.expand(body, hide | {name}, depth + 1))
             # keep the line count: the newlines swallowed inside the argument list come after
             out.extend(b"\n" for t in tokens[i:end] if t == b"\n")
             i = end
         return out
+
+    def _spend(self, size: int, macro: Macro, name: str) -> None:
+        """Every expansion costs its size; a text that expands past the budget is refused (an
+        exponential macro chain would otherwise take minutes)."""
+        self.budget -= size + 1
+        if self.budget < 0:
+            raise InputError(f"line {macro.line}", f"expansion of macro {name} is too large (over {MAX_EXPANSION_BYTES} bytes)")
 
     def _substitute(self, macro: Macro, args: list[list[bytes]], hide: frozenset[str], depth: int) -> list[bytes]:
         params = macro.params or []
@@ -462,7 +468,8 @@ class Unit:
     where: str
 
     def user_line(self, node) -> int:
-        return node.start_point[0] + 1 - self.source.line_offset
+        """The line in the user's text (a brace the fragment wrapper added counts as line 1)."""
+        return max(node.start_point[0] + 1 - self.source.line_offset, 1)
 
 
 def _first_error(node):

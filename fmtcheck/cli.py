@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         outcome = _HANDLERS[args.command](args)
     except FmtcheckError as err:
-        sys.stderr.write(f"fmtcheck: error: {err.where}: {err.what}\n")
+        sys.stderr.write(f"fmtcheck: error: {one_line(err.where)}: {one_line(err.what)}\n")
         return err.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("fmtcheck: error: interrupted\n")
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks
         if os.environ.get("FMTCHECK_DEBUG"):
             raise
-        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {err}\n")
+        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {one_line(str(err))}\n")
         return 2
     if isinstance(outcome, int):
         return outcome
@@ -182,6 +182,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_went_away(code)
     return code
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """Text from the input, made safe for one line of a terminal: control bytes escaped, cut short."""
+    from .result import escape_bytes
+
+    if text.isprintable() and len(text) <= limit:
+        return text
+    safe = "".join(ch if ch.isprintable() else escape_bytes(ch.encode("utf-8", "surrogateescape")) for ch in text)
+    return safe if len(safe) <= limit else safe[: limit - 3] + "..."
 
 
 def _reader_went_away(code: int) -> int:

@@ -100,7 +100,7 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
 def _simple_int(item: tuple) -> bytes | None:
     """The Python %-spec that renders this integer field exactly as the kernel, if there is one."""
     _, conv, flags, width, precision, _tree = item
-    if precision is not None:
+    if precision is not None or (width is not None and width > vsprintf.MAX_FIELD):
         return None
     w = b"" if width is None else str(width).encode()
     if conv in "du" and flags == 0:
@@ -144,12 +144,16 @@ class Renderer:
             return spec, value
         if kind == "str":
             _, width, precision, flags, key = item
+            if (width or 0) > vsprintf.MAX_FIELD:
+                return None
             spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"")
             if precision is not None:
                 spec += b"." + str(max(precision, 0)).encode()
             return spec + b"s", (lambda env, key=key: env[key])
         if kind == "char":
             _, width, flags, tree = item
+            if (width or 0) > vsprintf.MAX_FIELD:
+                return None
             spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"") + b"c"
             return spec, compile_tree(tree)
         return None

@@ -624,6 +624,8 @@ class Program:
             return make_list
         if n is None:
             raise self.unsupported(init if init is not None else None, f"array {name} has no size")
+        if n < 0:
+            raise Inconclusive(name, f"array {name} has a negative size ({n})")
         if n * esize > MAX_LOCAL_ARRAY:
             raise LimitExceeded(name, f"local array of {n * esize} bytes is over the limit")
         return lambda f: Mem(bytearray(n * esize), elem=elem)
@@ -846,7 +848,10 @@ class Program:
 
     def _expr_number_literal(self, node, scope):
         text = node.text.decode("latin-1")
-        value, t = _parse_number(text)
+        try:
+            value, t = _parse_number(text)
+        except ValueError:
+            raise InputError(self.where(node), f"malformed number literal '{text[:40]}'") from None
         if value is None:
             raise self.unsupported(node, f"floating-point literal {text}")
         return Expr(lambda f: value, t, text, node, value)
@@ -1760,6 +1765,13 @@ _COMPARE = {
 
 
 def _parse_number(text: str) -> tuple[int | None, tuple]:
+    """The value and C type of an integer literal (ValueError when it is not one)."""
+    negative = text.startswith("-")
+    if negative:
+        value, t = _parse_number(text[1:].lstrip())
+        return (None, t) if value is None else (-value, t)
+    if len(text) > 64 or "_" in text or "'" in text:
+        raise ValueError(text)
     t = text.lower()
     suffix = ""
     while t and t[-1] in "ul" and not (t.startswith("0x") and t[-1] in "abcdef"):

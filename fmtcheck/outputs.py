@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .errors import Inconclusive
+from .errors import Inconclusive, LimitExceeded
 from .kernel import vsprintf
 from .kernel.seq_file import SeqFile
 from .symbolic import NotProvable, Sym, wrap as sym_wrap
@@ -352,7 +352,8 @@ def _printf_plan(items) -> tuple[Step, ...]:
             precision_arg = k
             k += 1
         fast = (item.flags == 0 and not item.width_star and not item.precision_star
-                and item.precision is None and item.conversion in "diu" and item.bits >= 32)
+                and item.precision is None and item.conversion in "diu" and item.bits >= 32
+                and (item.width is None or item.width <= vsprintf.MAX_FIELD))
         plan.append(Step(None, item, width_arg, precision_arg, k, fast))
         k += 1
     return tuple(plan)
@@ -403,7 +404,10 @@ class ConcreteOutput:
     def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
         self._pull()
         start = len(self.seq.buf)
-        getattr(self.seq, method)(*args)
+        try:
+            getattr(self.seq, method)(*args)
+        except LimitExceeded as err:
+            raise LimitExceeded(where, err.what) from None
         self._push()
         if method in _DELIMITED and isinstance(args[0], (bytes, bytearray)):
             start += len(bytes(args[0]).split(b"\x00", 1)[0])
@@ -412,7 +416,10 @@ class ConcreteOutput:
 
     def printf(self, plan, values, fields, where: str) -> None:
         self._pull()
-        self._printf(plan, values, fields, where)
+        try:
+            self._printf(plan, values, fields, where)
+        except LimitExceeded as err:
+            raise LimitExceeded(where, err.what) from None
         self._push()
 
     def _printf(self, plan, values, fields, where: str) -> None:
@@ -432,8 +439,6 @@ class ConcreteOutput:
                 p = values[step.precision_arg] if step.precision_arg is not None else None
                 buf += vsprintf.format_directive(d, v, w, p)
             if len(buf) > vsprintf.MAX_OUTPUT:
-                from .errors import LimitExceeded
-
                 raise LimitExceeded(where, "rendered output exceeds the output limit")
             self.spans.append((start, len(buf), fields[step.value_arg]))
 

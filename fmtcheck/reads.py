@@ -66,7 +66,7 @@ def parse_records(text: str) -> list:
     specs: list = []
     total = 0
     for term in text.split(","):
-        match = _TERM.match(term)
+        match = _TERM.match(term) if len(term) <= 40 else None
         if not match:
             raise InputError("--records", f"{term.strip()!r}: expected SIZE, COUNTxSIZE or SIZE:skip (e.g. 100x100,4082,2936)")
         count = int(match.group(1)) if match.group(1) is not None else 1

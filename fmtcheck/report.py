@@ -52,11 +52,13 @@ def format_divergence(d: Divergence, color: bool = False) -> list[str]:
     if d.field:
         where += f", field {d.field}"
     lines = [f"  {bold}{where}: {d.severity} ({d.kind}){reset}"]
-    exp = visible(d.expected) + ("" if d.expected_has_newline else "⏎̸")
-    act = visible(d.actual) + ("" if d.actual_has_newline else "⏎̸")
+    start = _window_start(d)
+    exp = ("…" if start else "") + visible(d.expected[start:start + MAX_SHOWN]) + _tail(d.expected, start, d.expected_has_newline)
+    act = ("…" if start else "") + visible(d.actual[start:start + MAX_SHOWN]) + _tail(d.actual, start, d.actual_has_newline)
     lines.append(f"    expected: {green}{exp}{reset}")
     lines.append(f"    actual:   {red}{act}{reset}")
-    caret = max(_display_column(d.expected, d.column), _display_column(d.actual, d.column))
+    column = d.column - start
+    caret = max(_display_column(d.expected[start:], column), _display_column(d.actual[start:], column)) + (1 if start else 0)
     lines.append("              " + " " * caret + "^")
     if d.counterexample:
         lines.append(f"    counterexample: {_show_inputs(d.counterexample, d.field)}")
@@ -72,13 +74,34 @@ def format_divergence(d: Divergence, color: bool = False) -> list[str]:
     return lines
 
 
+MAX_SHOWN = 240  # bytes of a line shown around the difference; JSON keeps the whole line
+
+
+def _window_start(d: Divergence) -> int:
+    """Where the shown part of a very long line starts, so the difference stays in view."""
+    longest = max(len(d.expected), len(d.actual))
+    if longest <= MAX_SHOWN:
+        return 0
+    return max(0, min(d.column - 1 - MAX_SHOWN // 3, longest - MAX_SHOWN))
+
+
+def _tail(line: bytes, start: int, has_newline: bool) -> str:
+    more = len(line) - start - MAX_SHOWN
+    if more > 0:
+        return f"… (+{more} bytes)"
+    return "" if has_newline else "⏎̸"
+
+
 def _show_inputs(values: dict, field: str | None) -> str:
     """Inputs that matter first: the field at the column and every non-zero value; the rest are
     summarised (they are all 0 or empty), so a 24-input counterexample stays readable."""
-    shown = [f"{k}={_show_value(v)}" for k, v in values.items() if k == field or (field and k in field) or v not in (0, b"")]
+    keep = [k for k, v in values.items() if k == field or (field and k in field) or v not in (0, b"")]
+    if not keep:
+        keep = list(values)[:3]
+    shown = [f"{k}={_show_value(values[k])}" for k in keep]
     rest = len(values) - len(shown)
     if rest:
-        shown.append(f"{'all' if not shown else 'the'} {rest} other input(s) 0 or empty")
+        shown.append(f"the {rest} other input(s) 0 or empty")
     return ", ".join(shown)
 
 
@@ -96,7 +119,9 @@ def format_result(r: Result, color: bool = False) -> list[str]:
         head += f" ({r.cases} cases)"
     lines = [head]
     if r.reason:
-        lines.append(f"  reason: {r.reason}")
+        from .cli import one_line
+
+        lines.append(f"  reason: {one_line(r.reason)}")
     if r.classes:
         lines.append("  inputs covered: " + ", ".join(r.classes))
     for d in r.divergences:

@@ -302,7 +302,10 @@ def _same_compound(x: bytes, y: bytes) -> bool:
 
 
 def _as_int(token: bytes) -> int | None:
-    """Decimal, or hex written with its 0x prefix."""
+    """Decimal, or hex written with its 0x prefix (a token of thousands of digits is compared as
+    text: converting it would cost quadratic time)."""
+    if len(token) > 1000:
+        return None
     if _DEC.fullmatch(token):
         return int(token, 10)
     match = _HEX_PREFIXED.fullmatch(token)

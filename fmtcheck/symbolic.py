@@ -22,6 +22,7 @@ class NotProvable(Exception):
 
 
 _COMMUTATIVE = {"+", "*", "&", "|", "^"}
+MAX_DEPTH = 200  # a deeper tree comes from a loop over an input; trace comparison would not scale
 
 
 def _tree(x: Any) -> Any:
@@ -37,12 +38,15 @@ def _tree(x: Any) -> Any:
 class Sym:
     """An integer whose value is an expression over the inputs."""
 
-    __slots__ = ("tree", "bits", "signed")
+    __slots__ = ("tree", "bits", "signed", "depth")
 
-    def __init__(self, tree: Any, bits: int = 64, signed: bool = False) -> None:
+    def __init__(self, tree: Any, bits: int = 64, signed: bool = False, depth: int = 1) -> None:
+        if depth > MAX_DEPTH:
+            raise NotProvable(f"an expression over the inputs is more than {MAX_DEPTH} operations deep")
         self.tree = tree
         self.bits = bits
         self.signed = signed
+        self.depth = depth
 
     @classmethod
     def input(cls, key: str, bits: int, signed: bool) -> "Sym":
@@ -50,13 +54,14 @@ class Sym:
 
     def _bin(self, op: str, other: Any, swap: bool = False) -> "Sym":
         a, b = _tree(self), _tree(other)
+        depth = max(self.depth, other.depth if isinstance(other, Sym) else 0) + 1
         if swap:
             a, b = b, a
         if op in _COMMUTATIVE and repr(a) > repr(b):
             a, b = b, a
         if op == ">>" and a[0] == ">>" and b[0] == "k" and a[2][0] == "k":
-            return Sym((">>", a[1], ("k", a[2][1] + b[1])))
-        return Sym((op, a, b))
+            return Sym((">>", a[1], ("k", a[2][1] + b[1])), depth=depth)
+        return Sym((op, a, b), depth=depth)
 
     def __add__(self, o): return self._bin("+", o)
     def __radd__(self, o): return self._bin("+", o, True)
@@ -76,8 +81,8 @@ class Sym:
     def __ror__(self, o): return self._bin("|", o, True)
     def __xor__(self, o): return self._bin("^", o)
     def __rxor__(self, o): return self._bin("^", o, True)
-    def __invert__(self): return Sym(("~", self.tree))
-    def __neg__(self): return Sym(("neg", self.tree))
+    def __invert__(self): return Sym(("~", self.tree), depth=self.depth + 1)
+    def __neg__(self): return Sym(("neg", self.tree), depth=self.depth + 1)
 
     def __and__(self, o):
         if isinstance(o, int) and o > 0 and (o + 1) & o == 0:
@@ -119,7 +124,7 @@ def wrap(x: Any, bits: int, signed: bool) -> Any:
         return Sym(t, bits, signed)
     if t[0] == "wrap" and t[1] == bits and t[2] == signed:
         return x
-    return Sym(("wrap", bits, signed, t), bits, signed)
+    return Sym(("wrap", bits, signed, t), bits, signed, x.depth + 1)
 
 
 def render_tree(t: Any) -> str:

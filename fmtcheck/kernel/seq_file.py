@@ -250,6 +250,7 @@ class SeqFile:
             if self.size is not None and padding + self.count > self.size:
                 self._set_overflow()
                 return
+            self._ensure_capacity(padding)  # before allocating the spaces
             self._append(b" " * padding)
         if c & 0xFF:
             self.seq_putc(c)
