@@ -5,12 +5,25 @@ records greedily, choices in order, and kernel-version variants narrowed by the 
 variant that stops matching is a divergence, since one kernel prints one layout). Each grammar line
 is a width-exact regex, so "the line matches" means "rendering the values it holds gives these very
 bytes". Only a line that fails is explained the slow way: its values are read loosely, rendered
-through the grammar, and the first differing column is reported with the field there.
+through the grammar, and the first differing column is reported with the field there; when one
+blank inserted earlier makes the line exact (a name glued to the next number, "sda14200", which a
+loose reading takes for one longer name), the divergence is reported there instead.
 
-Captures are bytes and are streamed through a bounded window: a record that has matched is
-dropped, so memory stays at the size of the largest record plus one read chunk (a 10 MB single
-line works). Repeated records whose regex is fixed (all parameters and variants settled) are
-matched one regex call per record, which is what makes 50 MB/s possible.
+The first occurrence settles file-wide parameters (a column count) and variants. When that first
+record is the odd one, every later record would be reported in its stead; so a capture that
+diverges in two places or more gets a second try with the layout its divergent lines show (the
+values they would bind, the other options of its variants): compared first on the lines up to the
+third divergence, then on the whole capture, it is kept if it reports fewer divergent lines.
+
+Captures are bytes and are streamed through a bounded window read in 8 MiB chunks: a record that
+has matched is dropped, so memory stays at the size of the largest record plus a chunk or two (a
+10 MB single line works; a line over MAX_LINE is refused). Once the layout of a repeated record is
+settled (its parameters bound, its variants decided), the whole record compiles to one width-exact
+regex and the records are matched back to back over the window, one regex call each, with no
+Python work per line; a record is accepted only when at least MARGIN bytes follow it (or the file
+ends there), so a chunk boundary never decides a match. The first record that does not match
+leaves that loop for the line-by-line matcher, which explains it. This is what makes `check` run
+at 100+ MB/s.
 
 Two capture artefacts are tolerated with a note rather than a divergence: one empty line added at
 the end (`cat f; echo`), and several snapshots of the same file in a row (`cat f f`), each checked
@@ -19,6 +32,7 @@ on its own.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat as stat_mod
@@ -51,11 +65,19 @@ from .grammar import (
 from .options import Options
 from .result import Divergence, Report, Result
 
-CHUNK = 1 << 20  # bytes read at a time
+CHUNK = 8 << 20  # bytes read at a time
 MARGIN = 64 << 10  # bytes kept beyond the current line (a field such as comm may hold '\n')
 MAX_DIVERGENCES = 200  # per capture; the rest are counted in a note
-MAX_LINE = 256 << 20  # a longer line is refused rather than held in memory
+MAX_LINE = 64 << 20  # a longer line is refused rather than held in memory (no /proc line comes near)
 HEAD_BYTES = 64 << 10  # what grammar detection looks at
+MAX_REBINDS = 3  # alternative file-wide values noted from the first divergent lines
+MAX_ALTERNATIVES = 16  # second tries of a divergent capture with another layout
+PREFIX_DIVERGENCES = 3  # the alternatives are first compared on the lines up to this divergence
+MAX_PREFIX = 1 << 20  # bytes; a longer prefix is not re-matched
+
+
+class _TooMany(Exception):
+    """A second try of a capture reported more divergences than the first: give up on it."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -185,7 +207,7 @@ class Trial:
     truncated: int
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordSeen:
     """A record found in the capture: which block, its key, where it starts (for diff)."""
 
@@ -205,13 +227,16 @@ class MatchOutcome:
     truncated: int = 0
     snapshots: int = 1
     line_roles: dict = field(default_factory=dict)
+    alternatives: list = field(default_factory=list)  # (params, variants) worth a second try
+    params: dict = field(default_factory=dict)  # file-wide values as bound at the end
+    cost: int = 0  # lines reported as divergent (what two readings of a capture are compared by)
 
 
 class Matcher:
     """Matches one capture against one grammar; collects divergences, records and variants."""
 
     def __init__(self, grammar: Grammar, reader: Reader, variants: dict | None = None,
-                 collect: bool = False) -> None:
+                 collect: bool = False, params: dict | None = None, max_divs: int | None = None) -> None:
         self.g = grammar
         self.r = reader
         self.divs: list[Divergence] = []
@@ -219,16 +244,31 @@ class Matcher:
         self.collect = collect
         self.committed = True
         self.initial_variants = dict(variants or {})
+        self.initial_params = dict(params or {})
+        self.max_divs = max_divs  # give up (run() returns None) beyond this many divergences
+        self.depth = 0  # speculation depth: divergences found there may be dropped
+        self.rebinds: list[dict] = []  # file-wide values that divergent lines would bind instead
+        self.penalty = 0  # lines reported together in one divergence, beyond the first
         self._cache: dict = {}
         self._fast: dict = {}
+        self._block_params: dict = {}
+        self._miss_pos, self._misses = -1, set()
+        self._loose_pos, self._loose_memo = -1, {}
         self.params_decl = set(grammar.params)
         self.truncated = 0
         self.line_roles: dict[int, str] = {}
 
     # -- driver -------------------------------------------------------------------------------------
 
-    def run(self) -> MatchOutcome:
-        st = State(variants=dict(self.initial_variants))
+    def run(self) -> MatchOutcome | None:
+        """Match the whole capture. None when max_divs was given and exceeded."""
+        try:
+            return self._run()
+        except _TooMany:
+            return None
+
+    def _run(self) -> MatchOutcome:
+        st = State(params=dict(self.initial_params), variants=dict(self.initial_variants))
         notes: list[str] = []
         snapshots = 1
         self.seq(self.g.body, st, None)
@@ -239,7 +279,7 @@ class Matcher:
                              "artefact, not kernel output) was ignored")
                 st.pos += 1
                 break
-            fresh = State(st.pos, st.line, {}, dict(self.initial_variants))
+            fresh = State(st.pos, st.line, dict(self.initial_params), dict(self.initial_variants))
             if self.starts_body(fresh):
                 snapshots += 1
                 st = fresh
@@ -250,7 +290,45 @@ class Matcher:
         if snapshots > 1:
             notes.append(f"the capture holds {snapshots} snapshots of the file; each was checked on its own")
         return MatchOutcome(self.g, self.divs, notes, self.records, st.variants, st.line - 1,
-                            self.truncated, snapshots, self.line_roles)
+                            self.truncated, snapshots, self.line_roles,
+                            alternatives=self.alternatives(st), params=dict(st.params), cost=self.cost)
+
+    # -- the layout most of the capture shows --------------------------------------------------------
+
+    def alternatives(self, st: State) -> list[tuple[dict, dict]]:
+        """Other file-wide bindings worth a try when the capture diverges in several places, as
+        (params, variants): the values the first divergent lines would bind on their own (a count
+        of columns), and the other options of each kernel-version variant the capture narrowed."""
+        if self.cost < 2:
+            return []
+        out: list[tuple[dict, dict]] = [(alt, {}) for alt in self.rebinds]
+        for v in self.g.variants:
+            cands = st.variants.get(v.uid)
+            if v.uid in self.initial_variants or cands is None or len(cands) == len(v.options):
+                continue
+            out.extend(({}, {v.uid: (i,)}) for i in range(len(v.options)) if i not in cands)
+        return out
+
+    def note_rebind(self, node: Line, st: State) -> None:
+        """Before reporting NODE at st.pos: would the line match if the file-wide values it depends
+        on (bound by an earlier line) were its own? Keep those values as an alternative."""
+        if len(self.rebinds) >= MAX_REBINDS or self.depth:
+            return
+        bound = [n for n in line_params(node)
+                 if n in self.params_decl and n in st.params and n not in self.initial_params]
+        if not bound:
+            return
+        free = {k: v for k, v in st.params.items() if k not in bound}
+        comp = self.compiled(node, free)
+        if comp is None:
+            return
+        m = comp.regex.match(self.r.buf, st.pos - self.r.base)
+        params = dict(free)
+        if m is None or run_checks(self.g, comp, m, self.r.buf, params, bind=True) is not None:
+            return
+        alt = {n: params[n] for n in bound if n in params and params[n] != st.params[n]}
+        if alt and alt not in self.rebinds:
+            self.rebinds.append(alt)
 
     def starts_body(self, st: State) -> bool:
         """Does a new snapshot of the file start here (its first line matches exactly)?"""
@@ -267,6 +345,7 @@ class Matcher:
             count += 1
             self.r.keep = pos
         more = f" ({count - 1} more lines follow)" if count > 1 else ""
+        self.penalty += count - 1  # one report, but as many lines as it covers when comparing layouts
         self.add(Divergence(st.line, 1, b"", text, None, "breaking", "extra-line",
                             expected_has_newline=False, actual_has_newline=has_nl,
                             note=f"text after the end of the layout{more}"))
@@ -278,6 +357,15 @@ class Matcher:
             self.divs.append(d)
         else:
             self.truncated += 1
+        self.check_limit()
+
+    @property
+    def cost(self) -> int:
+        return len(self.divs) + self.truncated + self.penalty
+
+    def check_limit(self) -> None:
+        if self.max_divs is not None and not self.depth and self.cost > self.max_divs:
+            raise _TooMany
 
     # -- nodes --------------------------------------------------------------------------------------
 
@@ -304,7 +392,11 @@ class Matcher:
         state = st.copy()
         saved = (self.committed, len(self.divs), len(self.records), self.truncated)
         self.committed = False
-        ok = self.seq(body, state, rest)
+        self.depth += 1
+        try:
+            ok = self.seq(body, state, rest)
+        finally:
+            self.depth -= 1
         self.committed = saved[0]
         trial = Trial(state, self.divs[saved[1]:], self.records[saved[2]:], self.truncated - saved[3])
         del self.divs[saved[1]:]
@@ -318,6 +410,8 @@ class Matcher:
         self.divs.extend(trial.divs)
         self.records.extend(trial.records)
         self.truncated += trial.truncated
+        if trial.divs or trial.truncated:
+            self.check_limit()
 
     def line(self, node: Line, st: State, rest) -> bool:
         m = self.exact(node, st)
@@ -340,18 +434,29 @@ class Matcher:
 
     def exact(self, node: Line, st: State):
         """(end, params) when the line matches exactly at st.pos, else None."""
+        if st.pos != self._miss_pos:  # lines that did not match here (speculation retries them)
+            self._miss_pos, self._misses = st.pos, set()
+        miss = (node.uid, tuple(st.params.get(n) for n in line_params(node)))
+        if miss in self._misses:
+            return None
         self.r.ensure_line(st.pos)
         comp = self.compiled(node, st.params)
-        if comp is None:
-            return None
-        m = comp.regex.match(self.r.buf, st.pos - self.r.base)
-        if m is None:
-            return None
+        m = comp.regex.match(self.r.buf, st.pos - self.r.base) if comp is not None else None
         params = dict(st.params)
-        if run_checks(self.g, comp, m, self.r.buf, params, bind=True) is not None:
+        if m is None or run_checks(self.g, comp, m, self.r.buf, params, bind=True) is not None:
+            self._misses.add(miss)
             return None
         self.bound_key = (comp, m)
         return self.r.base + m.end(), params
+
+    def loose(self, node: Line, pos: int, text: bytes):
+        """loose_walk of the line at POS (TEXT), remembered while the matcher stays at POS."""
+        if pos != self._loose_pos:
+            self._loose_pos, self._loose_memo = pos, {}
+        res = self._loose_memo.get(node.uid)
+        if res is None:
+            res = self._loose_memo[node.uid] = loose_walk(node, text, self.g)
+        return res
 
     def compiled(self, node: Line, params: dict) -> Compiled | None:
         names = line_params(node)
@@ -372,7 +477,7 @@ class Matcher:
         while not self.r.at_eof(st.pos):
             if top:
                 self.r.keep = st.pos
-            if self.fast_record(node, st):
+            if self.fast_records(node, st, top):
                 continue
             start_line = st.line
             before = set(st.params)
@@ -411,7 +516,8 @@ class Matcher:
     def record_key(self, node: Records, st: State) -> tuple:
         """The record's key: the key fields of its first line, read from the capture."""
         text, _ = self.r.line_at(st.pos)
-        for line in first_lines(node.body, st):
+        firsts = first_lines(node.body, st)
+        for line in firsts:
             if self.exact(line, st) is None:
                 continue
             comp, m = self.bound_key
@@ -421,42 +527,82 @@ class Matcher:
                 if g and m.group(g) is not None:
                     key.append(_key_text(m.group(g)))
             return tuple(key) or (line.name.encode(),)
-        res = loose_walk(first_lines(node.body, st)[0], text, self.g) if first_lines(node.body, st) else None
+        res = self.loose(firsts[0], st.pos, text) if firsts else None
         if res is not None:
             key = tuple(_as_key(res.values.get(k)) for k in node.key if res.values.get(k) is not None)
             if key:
                 return key
         return (text.split(b" ")[0] if text.strip() else b"?",)
 
-    def fast_record(self, node: Records, st: State) -> bool:
-        """One regex call for a whole record once its layout is settled (no slow path)."""
+    def fast_records(self, node: Records, st: State, top: bool) -> bool:
+        """Match as many whole records as possible, back to back, one regex call each, once the
+        record's layout is settled. True when at least one record matched."""
         comp = self.fast_regex(node, st)
         if comp is None:
             return False
-        self.r.ensure(st.pos, MARGIN)
-        self.r.ensure_line(st.pos)
-        rel = st.pos - self.r.base
-        m = comp.regex.match(self.r.buf, rel)
-        if m is None or m.end() == rel:
-            return False
-        if comp.checks and run_checks(self.g, comp, m, self.r.buf, {}, bind=False) is not None:
-            return False
-        if self.collect:
-            key = tuple(_key_text(m.group(comp.groups[k]) or b"") for k in node.key if k in comp.groups)
-            self.records.append(RecordSeen(node.name, key or (node.name.encode(),), st.line))
-        st.line += self.r.buf.count(b"\n", rel, m.end())
-        st.pos = self.r.base + m.end()
-        return True
+        match = comp.regex.match
+        checks = comp.checks
+        keys = [comp.groups[k] for k in node.key if k in comp.groups] if self.collect else None
+        name = node.name
+        nkeys = len(keys or ())
+        unnamed = (name.encode(),)
+        append = self.records.append
+        params = st.params
+        r = self.r
+        matched = False
+        while True:
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, MARGIN + 1)
+            buf, base = r.buf, r.base
+            rel = start = st.pos - base
+            limit = len(buf) if r.eof else len(buf) - MARGIN
+            need_more = False
+            line = st.line
+            while rel < len(buf):
+                m = match(buf, rel)
+                if m is None:
+                    need_more = rel > limit  # perhaps cut short by the end of the window
+                    break
+                end = m.end()
+                if end == rel:
+                    break
+                if end > limit:
+                    need_more = True  # too close to the end of the window to be sure: read on
+                    break
+                if checks and run_checks(self.g, comp, m, buf, params, bind=False) is not None:
+                    break
+                if keys is not None:
+                    if nkeys == 1:
+                        key = (_key_text(m.group(keys[0]) or b""),)
+                    elif nkeys:
+                        key = tuple([_key_text(v or b"") for v in m.group(*keys)])
+                    else:
+                        key = unnamed
+                    append(RecordSeen(name, key, line))
+                    line += buf.count(b"\n", rel, end)
+                rel = end
+            if rel > start:
+                matched = True
+                st.line = line if keys is not None else st.line + buf.count(b"\n", start, rel)
+                st.pos = base + rel
+            if not need_more:
+                return matched
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
 
     def fast_regex(self, node: Records, st: State) -> Compiled | None:
-        names = block_params(node.body)
+        names = self._block_params.get(node.uid)
+        if names is None:
+            names = self._block_params[node.uid] = block_params(node.body)
         key = (node.uid, tuple(st.params.get(n) for n in names),
                tuple(sorted((k, v) for k, v in st.variants.items())))
         if key in self._fast:
             return self._fast[key]
         comp = None
         try:
-            c = _Compiler(self.g, st.params, "f")
+            c = _Compiler(self.g, st.params, "f", keep=frozenset(node.key) if self.collect else frozenset())
             pattern = self.block_pattern(node.body, c, st, names)
             if pattern is not None:
                 comp = Compiled(pattern, c.checks, c.groups)
@@ -511,7 +657,7 @@ class Matcher:
             return False
         text, _ = self.r.line_at(st.pos)
         for line in first_lines(body, st):
-            res = loose_walk(line, text, self.g)
+            res = self.loose(line, st.pos, text)
             if res.complete and res.end == len(text):
                 return True
         return False
@@ -562,12 +708,14 @@ class Matcher:
         return self.seq(best, st, rest)
 
     def best_option(self, options: list, st: State) -> list:
-        """The option whose first line explains the most of the current line (for reporting)."""
+        """The option whose first line explains the most of the current line (for reporting): a
+        reading of the whole line first, then the longest one."""
         text, _ = self.r.line_at(st.pos)
         scored = []
         for body in options:
             lines = first_lines(body, st)
-            score = max((loose_walk(line, text, self.g).end for line in lines), default=-1)
+            readings = [self.loose(line, st.pos, text) for line in lines]
+            score = max(((r.complete, r.end) for r in readings), default=(False, -1))
             scored.append((score, body))
         return max(scored, key=lambda sb: sb[0])[1]
 
@@ -583,7 +731,7 @@ class Matcher:
     def loosely_starts(self, body: list, st: State) -> bool:
         text, _ = self.r.line_at(st.pos)
         for line in first_lines(body, st):
-            res = loose_walk(line, text, self.g)
+            res = self.loose(line, st.pos, text)
             if res.complete or res.end >= max(1, len(text) // 2):
                 return True
         return False
@@ -611,7 +759,7 @@ class Matcher:
             self.add(self.missing(node, st, b"", False))
             return
         text, nl = self.r.line_at(st.pos)
-        res = loose_walk(node, text, self.g)
+        res = self.loose(node, st.pos, text)
         if not res.complete:
             if self.follow_matches(rest, st):
                 self.add(self.missing(node, st, text, nl))
@@ -621,7 +769,12 @@ class Matcher:
                 self.extra_line(st)
                 self.advance(node, st, self.exact(node, st))
                 return
-        self.add(explain(self.g, node, text, nl, st.line, st.params))
+        if len(self.divs) < MAX_DIVERGENCES:
+            self.note_rebind(node, st)
+            self.add(explain(self.g, node, text, nl, st.line, st.params, self.compiled(node, st.params)))
+        else:
+            self.truncated += 1  # the report is full: count the line, do not explain it
+            self.check_limit()
         if self.collect:
             self.line_roles[st.line] = node.name
         st.pos += len(text) + (1 if nl else 0)
@@ -648,6 +801,7 @@ def _as_key(v):
 # Static helpers over the grammar
 
 
+@functools.lru_cache(maxsize=None)
 def line_params(line: Line) -> tuple:
     """Parameters and bound values a line's regex depends on."""
     names = []
@@ -725,8 +879,58 @@ def render_expected(g: Grammar, node: Line, values: dict, params: dict) -> bytes
         return render_line_spans(node, example_values(node, g), params, g)[0]
 
 
-def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, params: dict) -> Divergence:
-    """The first divergence of TEXT from what NODE prints for the values TEXT holds."""
+MAX_REPAIR_LINE = 4096  # longer divergent lines are not searched for a missing blank
+
+
+def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int,
+                  compiled: Compiled | None = None) -> int | None:
+    """The leftmost offset, before BEFORE, where one inserted space makes TEXT a line that NODE
+    prints exactly: the place of a blank that went missing between two tokens, such as a disk
+    name glued to its first counter ("sda14200"), which a loose reading takes for one longer name.
+    Offsets between two digits are not tried (any split of a number would do there)."""
+    if len(text) > MAX_REPAIR_LINE:
+        return None
+    if compiled is None:
+        try:
+            comp = _Compiler(g, dict(params))
+            compiled = Compiled(comp.items(node.items, b"\n") + r"\n", comp.checks, comp.groups)
+        except Unbound:
+            return None
+    rx = compiled.regex
+    for p in range(1, min(before, len(text))):
+        a, b = text[p - 1], text[p]
+        if a in b" \t" or b in b" \t" or (48 <= a <= 57 and 48 <= b <= 57):
+            continue
+        cand = text[:p] + b" " + text[p:] + b"\n"
+        m = rx.fullmatch(cand)
+        if m is not None and run_checks(g, compiled, m, cand, dict(params), bind=True) is None:
+            return p
+    return None
+
+
+def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, params: dict,
+            compiled: Compiled | None = None) -> Divergence:
+    """The first divergence of TEXT from what NODE prints for the values TEXT holds. When one
+    missing blank earlier in the line explains it exactly, that is the divergence reported."""
+    d = _explain(g, node, text, has_nl, line_no, params)
+    if d.kind == "missing-newline":
+        return d
+    p = missing_blank(g, node, text, params, d.column - 1, compiled)
+    if p is None:
+        return d
+    repaired = text[:p] + b" " + text[p:]
+    res = loose_walk(node, repaired, g)
+    try:
+        _, spans = render_line_spans(node, res.values, params, g)
+        fname = field_at(spans, p)
+    except Exception:  # noqa: BLE001 - the field name is a courtesy
+        fname = None
+    kind, severity = classify(repaired, text, p + 1, node.header)
+    return Divergence(line_no, p + 1, repaired, text, fname, severity, kind, actual_has_newline=has_nl,
+                      note="a blank is missing here: with one space inserted the line is exact")
+
+
+def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, params: dict) -> Divergence:
     res = loose_walk(node, text, g)
     values = res.values
     try:
@@ -825,16 +1029,83 @@ def _zero_padded(actual: bytes, i: int) -> bool:
 
 def match_capture(path: str, grammar: Grammar, variants: dict | None = None, collect: bool = False) -> MatchOutcome:
     """Match one capture file against a grammar (streaming)."""
-    with open_capture(path) as f:
-        reader = Reader(f, path)
-        return Matcher(grammar, reader, variants, collect).run()
+
+    def opener() -> Reader:
+        return Reader(open_capture(path), path)
+
+    return _match(opener, grammar, variants, collect)
 
 
 def match_bytes(data: bytes, grammar: Grammar, variants: dict | None = None, collect: bool = False) -> MatchOutcome:
     """The same for bytes already in memory (tests, and the engine's own captures)."""
     import io
 
-    return Matcher(grammar, Reader(io.BytesIO(data), "<bytes>"), variants, collect).run()
+    return _match(lambda: Reader(io.BytesIO(data), "<bytes>"), grammar, variants, collect)
+
+
+def _match(opener, grammar: Grammar, variants: dict | None, collect: bool, **kw) -> MatchOutcome | None:
+    reader = opener()
+    try:
+        out = Matcher(grammar, reader, variants, collect, **kw).run()
+    finally:
+        reader.f.close()
+    if kw or out is None or out.cost < 2 or not out.alternatives:
+        return out
+    return _majority(opener, grammar, variants, collect, out)
+
+
+def _majority(opener, grammar: Grammar, variants: dict | None, collect: bool, out: MatchOutcome) -> MatchOutcome:
+    """The first record decides a capture's layout (its column counts, its kernel-version
+    variants). When that record is the odd one, every later record is reported instead of it. So
+    a capture that diverges in several places gets a second try with each alternative layout on
+    the lines up to its third divergence; the one with the fewest divergences there, if better,
+    is tried on the whole capture and kept if it reports fewer divergences in all."""
+    import io
+
+    lines = sorted(d.line for d in out.divergences)
+    upto = lines[min(len(lines), PREFIX_DIVERGENCES) - 1] if lines else 0
+    prefix = _prefix(opener, upto)
+    if prefix is None:
+        return out
+    base = Matcher(grammar, Reader(io.BytesIO(prefix), "<prefix>"), variants, False).run()
+    best, best_count = None, base.cost
+    for params, forced in out.alternatives[:MAX_ALTERNATIVES]:
+        if best_count == 0:
+            break
+        trial = Matcher(grammar, Reader(io.BytesIO(prefix), "<prefix>"), {**(variants or {}), **forced},
+                        False, params=params, max_divs=best_count - 1).run()
+        if trial is not None and trial.cost < best_count:
+            best, best_count = (params, forced), trial.cost
+    if best is None:
+        return out
+    params, forced = best
+    full = _match(opener, grammar, {**(variants or {}), **forced}, collect, params=params,
+                  max_divs=out.cost - 1)
+    if full is None:
+        return out
+    full.notes.append("the first lines disagree with the layout the rest of the capture shows; "
+                      "they are reported against it")
+    return full
+
+
+def _prefix(opener, lines: int) -> bytes | None:
+    """The first LINES lines of the capture (None when that is more than MAX_PREFIX bytes)."""
+    reader = opener()
+    try:
+        pos = 0
+        for _ in range(lines):
+            reader.ensure(pos, 1)
+            if reader.eof and pos >= reader.end:
+                break
+            text, nl = reader.line_at(pos)
+            pos += len(text) + (1 if nl else 0)
+            if pos > MAX_PREFIX:
+                return None
+            reader.keep = 0
+        reader.ensure(0, pos)
+        return reader.buf[:pos] if reader.base == 0 else None
+    finally:
+        reader.f.close()
 
 
 def outcome_result(subject: str, out: MatchOutcome) -> Result:

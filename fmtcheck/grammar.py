@@ -32,9 +32,11 @@ API for the core engine (everything is bytes; nothing is decoded):
 Rendering goes through `fmtcheck.kernel.vsprintf.format_directive` and `fmtcheck.kernel.seq_file`
 so that a grammar line and a C function are rendered by the same model. Matching goes the other way:
 each line compiles to a width-exact regular expression over bytes (`compile_items`), so that a
-capture conforms exactly when every line matches; the few constructs a regex cannot express
-exactly (seq_pad columns, unusual printf flag mixes) are compiled loosely and re-checked by
-rendering the parsed value.
+capture conforms exactly when every line matches (seq_pad columns included, by fixed-width
+look-behinds); the few constructs a regex cannot express exactly (a padded string of a pattern
+domain, unusual printf flag mixes) are compiled loosely and re-checked by rendering the parsed
+value. Detection (`detect_grammar`) reads only the `detect`, `filename` and `priority` entries
+(`grammar_meta`) and parses the one grammar it picks.
 """
 
 from __future__ import annotations
@@ -111,9 +113,8 @@ BUILTIN_DOMAINS: dict[str, Domain] = {
     ),
     "word": Domain("name", "an identifier: letters, digits, '_'", charset=rb"[A-Za-z0-9_]",
                    min_len=1, max_len=64, examples=(b"Tcp", b"nr_free_pages")),
-    "label": Domain("name", "a label with its colon (letters, digits, '_', '(', ')', ':')",
-                    charset=rb"[A-Za-z0-9_():]", min_len=2, max_len=64,
-                    examples=(b"MemTotal:", b"Active(anon):")),
+    "label": Domain("name", "a label and its colon: letters, digits, '_', '(' and ')', then ':'",
+                    pattern=rb"[A-Za-z0-9_()]{1,63}:", examples=(b"MemTotal:", b"Active(anon):")),
     "token": Domain("name", "a run of non-blank bytes", charset=rb"[^" + _WS_CLASS + rb"]",
                     min_len=1, max_len=128, examples=(b"IO-APIC", b"edge", b"sda1")),
     "text": Domain("text", "free text up to the end of the line", pattern=rb"[^\n]*",
@@ -136,8 +137,8 @@ BUILTIN_DOMAINS: dict[str, Domain] = {
                     examples=(b"S (sleeping)", b"R (running)")),
     "bitmap": Domain("bitmap", "a %*pb bitmap: hex in 32-bit chunks separated by ','",
                      pattern=rb"[0-9a-f]{1,8}(?:,[0-9a-f]{8})*", examples=(b"3", b"ff,ffffffff")),
-    "bitlist": Domain("bitlist", "a %*pbl bit list such as 0-3,8",
-                      pattern=rb"(?:[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*)?",
+    "bitlist": Domain("bitlist", "a %*pbl bit list such as 0-3,8 (decimal, no leading zeros)",
+                      pattern=rb"(?:(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*))?(?:,(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*))?)*)?",
                       examples=(b"0-1", b"0")),
     "vmflag": Domain("vmflag", "a two-letter VmFlags mnemonic ('??' for an unnamed bit)",
                      pattern=rb"[a-z0-9?]{2}", examples=(b"rd", b"mr", b"sd")),
@@ -631,10 +632,11 @@ def load_grammar(name: str) -> Grammar:
     """The grammar NAME from the package (InputError if there is none)."""
     if not re.fullmatch(r"[A-Za-z0-9_]+", name or ""):
         raise InputError("--grammar", f"unknown grammar {name!r}")
-    resource = _grammar_root().joinpath(f"{name}.grammar")
-    if not resource.is_file():
+    if name not in grammar_names():  # never a path built from a name that is no grammar's
         known = ", ".join(grammar_names())
-        raise InputError("--grammar", f"unknown grammar {name!r} (known: {known})")
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        raise InputError("--grammar", f"unknown grammar {shown!r} (known: {known})")
+    resource = _grammar_root().joinpath(f"{name}.grammar")
     return parse_grammar(resource.read_text(encoding="utf-8"), name)
 
 
@@ -642,21 +644,58 @@ def all_grammars() -> list[Grammar]:
     return [load_grammar(n) for n in grammar_names()]
 
 
+@dataclass(frozen=True)
+class GrammarMeta:
+    """What grammar detection needs, read without parsing the whole file."""
+
+    name: str
+    detect: bytes | None
+    filename: str | None
+    priority: int
+
+
+_META_LINE = re.compile(
+    r"^[ \t]*(detect|filename|priority)[ \t]+(/(?:[^/\\\n]|\\.)+/|-?[0-9]+)[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+@functools.lru_cache(maxsize=64)
+def grammar_meta(name: str) -> GrammarMeta:
+    """The `detect`, `filename` and `priority` entries of grammar NAME, scanned line by line (a
+    line that starts with one of these keywords can only be that entry), so that detection does
+    not parse every grammar; anything unusual falls back to a full parse."""
+    text = _grammar_root().joinpath(f"{name}.grammar").read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for m in _META_LINE.finditer(text):
+        if m.group(1) in found:
+            break
+        found[m.group(1)] = m.group(2)
+    else:
+        try:
+            detect = _regex_literal(found["detect"]) if "detect" in found else None
+            fname = _regex_literal(found["filename"]).decode("latin-1") if "filename" in found else None
+            return GrammarMeta(name, detect, fname, int(found.get("priority", 50)))
+        except ValueError:
+            pass
+    g = load_grammar(name)
+    return GrammarMeta(name, g.detect, g.filename, g.priority)
+
+
 def detect_grammar(head: bytes, filename: str = "") -> Grammar | None:
     """The grammar whose `detect` regex matches the start of a capture, preferring one whose
-    `filename` hint matches the file name when several do."""
-    found = [g for g in all_grammars() if g.detect is not None and re.match(g.detect, head)]
+    `filename` hint matches the file name when several do. Only the chosen grammar is parsed."""
+    found = [g for g in map(grammar_meta, grammar_names()) if g.detect is not None and re.match(g.detect, head)]
     if not found:
         return None
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     hinted = [g for g in found if g.filename and re.search(g.filename, base)]
-    return sorted(hinted or found, key=lambda g: g.priority)[0]
+    return load_grammar(sorted(hinted or found, key=lambda g: g.priority)[0].name)
 
 
 # --------------------------------------------------------------------------------------------------
 # Domains of fields and example values
 
 
+@functools.lru_cache(maxsize=4096)
 def field_domain(field: Field, grammar: Grammar | None = None) -> Domain:
     """The domain of a field, narrowed to what its C type can hold (a %u field is at most 32-bit)."""
     dom = grammar.domain(field.domain) if grammar else BUILTIN_DOMAINS.get(field.domain)
@@ -1047,8 +1086,10 @@ class Compiled:
 class _Compiler:
     """Builds the exact regex of item sequences under the current parameter bindings."""
 
-    def __init__(self, grammar: Grammar, params: dict, prefix: str = "g", capture: bool = True) -> None:
+    def __init__(self, grammar: Grammar, params: dict, prefix: str = "g", capture: bool = True,
+                 keep: frozenset | set | None = None) -> None:
         self.g = grammar
+        self.keep = keep  # None: a named group for every field; else only for these (and checks)
         self.params = params
         self.prefix = prefix
         self.n = 0
@@ -1076,9 +1117,7 @@ class _Compiler:
         if isinstance(item, Pad):
             if not self.capture:
                 raise Unbound("pad in a repeated group")
-            g = self.gname()
-            self.checks.append(Check("pad", g, item))
-            return f"(?P<{g}> *){_rx_lit(item.char)}"
+            return pad_regex(item.column, item.char)
         if isinstance(item, Group):
             return self.group(item, follow)
         options = [self.items(o, follow) for o in item.options]
@@ -1090,10 +1129,15 @@ class _Compiler:
         inner = _Compiler(self.g, self.params, self.prefix + "r", capture=False)
         body = inner.items(group.items, _repeat_follow(group.items, follow))
         count = self.params.get(group.count) if group.count else None
+        # Possessive when what follows the group (a fixed byte, not a letter or digit) cannot start
+        # another repetition: giving repetitions back could not help then, and a possessive repeat
+        # keeps no backtracking state per repetition (a 10 MB line of counters stays small).
+        again = _first_byte(group.items, None)
+        possessive = "+" if again is not None and follow is not None and not follow.isalnum() and follow != again else ""
         if count is not None:
-            rx = f"(?:{body}){{{int(count)}}}"
+            rx = f"(?:{body}){{{int(count)}}}{possessive}"
         else:
-            rx = f"(?:{body})" + ("*" if group.repeat == "*" else "+")
+            rx = f"(?:{body})" + ("*" if group.repeat == "*" else "+") + possessive
         if (group.count and count is None) or inner.checks:
             if not self.capture:
                 raise Unbound(f"count {group.count} inside a repeated group")
@@ -1116,6 +1160,9 @@ class _Compiler:
             raise Unbound(f"{f.name} needs a check inside a repeated group")
         if not self.capture:
             return rx
+        if (self.keep is not None and f.name not in self.keep and not verify
+                and f.star is None and f.name not in self.bind_names):
+            return rx  # a field nobody reads back: no group, which matches faster
         g = self.gname()
         self.groups[f.name] = g
         if verify:
@@ -1135,7 +1182,7 @@ class _Compiler:
             base = 16 if spec.kind == "hex" else 10
             width = max(spec.width, 1) if spec.kind in ("ullw", "hex") else 1
             rx = number_regex(base, False, dom.min, dom.max, width, mode)
-            return _rx_lit(spec.delim) + _atomic(rx, follow, _DIGITS[base]), False
+            return _rx_lit(spec.delim) + _atomic(rx, follow, _DIGITS[base], not self.capture), False
         d = spec.parsed
         if d.conversion == "p":  # %*pb, %*pbl: the '*' is a bit count, the text is the domain
             return "(?:" + dom.regex.decode("latin-1") + ")", False
@@ -1171,20 +1218,42 @@ class _Compiler:
             if base == 16 and width <= 2 and dom.min >= 0:
                 prefix = "0X" if upper else "0x"
                 rx = number_regex(16, upper, 0, dom.max, 1, "right")
-                return prefix + _atomic(rx, follow, _DIGITS[16]), False
+                return prefix + _atomic(rx, follow, _DIGITS[16], not self.capture), False
             simple = False
         if not simple:
             return _loose_number(left), True
         mode = "left" if left else ("zero" if flags & 16 else "right")
         rx = number_regex(base, upper, dom.min, dom.max, max(width, 1), mode)
-        return _atomic(rx, follow, _DIGITS[base] + ("ABCDEF" if upper else "")), False
+        return _atomic(rx, follow, _DIGITS[base] + ("ABCDEF" if upper else ""), not self.capture), False
 
 
-def _atomic(rx: str, follow: bytes | None, digits: str) -> str:
-    """Make a number atomic when what follows cannot continue it (saves backtracking). Without
-    that guarantee the trailing no-more-digits look-ahead is dropped, so a digit may follow."""
-    if follow is not None and chr(follow[0]) not in digits:
-        return f"(?>{rx})"
+def pad_regex(column: int, char: bytes = b"") -> str:
+    """seq_pad to COLUMN then CHAR, as an exact regex: no spaces when the line is already at COLUMN
+    or beyond, else exactly as many as end at COLUMN. The column is checked by fixed-width
+    look-behinds, so the regex holds wherever the line starts in the buffer (after a newline, or at
+    the very start of the buffer, which the matcher always keeps at a line start). When CHAR is a
+    space, what follows does not start with one: the run of spaces is the padding (as a greedy
+    match of the run would read it), not the start of the next field."""
+    rx = ""
+    if column > 0:
+        rx = (f"(?:(?<=[^\\n]{{{column}}})| +(?:(?<=\\n[^\\n]{{{column}}})|(?<=\\A[^\\n]{{{column}}})))")
+    rx += _rx_lit(char)
+    if char[-1:] == b" ":
+        rx += "(?! )"
+    return rx
+
+
+def _atomic(rx: str, follow: bytes | None, digits: str, repeated: bool = False) -> str:
+    """A number regex, with or without its trailing no-more-digits look-ahead.
+
+    When what follows is a fixed byte that cannot continue the number, that byte already refuses a
+    longer number, and the alternatives of a number regex never match the same text two ways, so
+    the look-ahead (and an atomic group) would only cost time: it is dropped, which makes the
+    compiled records about twice as fast to match. Inside a REPEATED group it is kept: a
+    repetition may be possessive (see _Compiler.group), and each repetition must then end where
+    its number ends on the first try. When nothing fixes what follows, a digit may follow."""
+    if repeated and follow is not None and chr(follow[0]) not in digits:
+        return rx
     return rx[: rx.rindex("(?!")]
 
 
@@ -1280,7 +1349,9 @@ def run_checks(grammar: Grammar, compiled: Compiled, m: re.Match, buf: bytes, pa
 
 def _check_count(grammar: Grammar, check: Check, text: bytes, params: dict, bind: bool) -> str | None:
     group: Group = check.item
-    rx = _compiled_rx(check.extra)
+    # each repetition must be followed by another one or by the end of the group's text: the
+    # repeated body need not be self-delimiting (a number may stop early, see _atomic)
+    rx = _compiled_rx(f"(?:{check.extra})(?=(?:{check.extra})|\\Z)")
     pos = n = 0
     while pos < len(text):
         m = rx.match(text, pos)
@@ -1316,7 +1387,9 @@ def parse_value(f: Field, text: bytes, grammar: Grammar | None = None):
         return t[0] if t else 0
     if d.conversion == "s" and dom.charset is not None and not re.fullmatch(dom.charset, b" "):
         return text.strip(b" ")
-    if d.conversion == "s" and d.width and not d.width_star:
+    if d.conversion == "s" and d.width_star and dom.max_len == 0:
+        return text  # padding only (%*s of ""): its width is the parameter's, or sets it
+    if d.conversion == "s" and (d.width or d.width_star):
         return text.lstrip(b" ") if not d.flags & 2 else text.rstrip(b" ")
     return text
 
@@ -1343,6 +1416,21 @@ def _verify_field(grammar: Grammar, f: Field, text: bytes, params: dict) -> bool
 
 
 # -- loose matching (for explaining a divergence) -------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def _loose_lit_rx(data: bytes) -> re.Pattern:
+    return re.compile(loose_lit(data))
+
+
+@functools.lru_cache(maxsize=256)
+def _loose_pad_rx(char: bytes) -> re.Pattern:
+    return re.compile(rb"[ \t]*" + re.escape(char.strip(b" ")))
+
+
+@functools.lru_cache(maxsize=1024)
+def _loose_field_rx(f: Field, grammar: Grammar | None) -> re.Pattern:
+    return re.compile(loose_field(f, grammar), re.S)
 
 
 def loose_lit(data: bytes) -> bytes:
@@ -1399,13 +1487,13 @@ def _loose_items(items, data: bytes, pos: int, values: dict, grammar, repeated: 
 
 def _loose_item(item, data: bytes, pos: int, values: dict, grammar, repeated: bool) -> tuple[int, bool]:
     if isinstance(item, Lit):
-        m = re.compile(loose_lit(item.data)).match(data, pos)
+        m = _loose_lit_rx(item.data).match(data, pos)
         return (m.end(), True) if m else (pos, False)
     if isinstance(item, Pad):
-        m = re.compile(rb"[ \t]*" + re.escape(item.char.strip(b" "))).match(data, pos)
+        m = _loose_pad_rx(item.char).match(data, pos)
         return (m.end(), True) if m else (pos, False)
     if isinstance(item, Field):
-        m = re.compile(loose_field(item, grammar), re.S).match(data, pos)
+        m = _loose_field_rx(item, grammar).match(data, pos)
         if not m:
             return pos, False
         if item.same_as is None:
@@ -1459,7 +1547,11 @@ def _loose_core(f: Field, text: bytes, grammar) -> bytes:
         return text.strip(b" \t")
     if dom.charset is not None and not re.fullmatch(dom.charset, b" ") and not re.fullmatch(dom.charset, b"\t"):
         return text.strip(b" \t")
-    return text.lstrip(b" \t") if dom.pattern is not None else text
+    if dom.pattern is not None:
+        text = text.lstrip(b" \t")
+        m = re.match(dom.pattern, text)  # the value without the blanks after it (a %-16s label)
+        return m.group(0) if m else text
+    return text
 
 
 def _merge_values(values: dict, trial: dict) -> None:

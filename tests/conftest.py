@@ -34,9 +34,7 @@ KNOWN_BUGS: dict[str, str] = {}
 
 # Found by a property test: under CI's derandomized profile the example is fixed and it fails
 # every time; elsewhere Hypothesis may not draw it, so it is not strict there.
-KNOWN_PROPERTY_BUGS = {
-    "tests/property/test_capture_exact.py::test_one_change_is_found_where_it_is":
-        "a name glued to the next number (diskstats 'sda14200') is reported at the line's end",
+KNOWN_PROPERTY_BUGS: dict[str, str] = {
 }
 
 

@@ -171,3 +171,50 @@ def test_a_10mb_single_line_streams(tmp_path):
     report = check_captures([str(big)], Options(grammar="stat"))
     (result,) = report.results
     assert result.divergences and result.divergences[0].line == 1  # not a /proc/stat: cpu line missing
+
+
+DISKSTATS = (b"   7       0 loop0 48 0 718 19 0 0 0 0 0 36 19 0 0 0 0 0 0\n"
+             b"   7       1 loop1 41 0 688 17 0 0 0 0 0 28 17 0 0 0 0 0 0\n"
+             b"   8       0 sda 14200 3361 892828 5058 18736 13416 715384 12604 0 24940 17663 0 0 0 0 0 0\n"
+             b"   8       1 sda1 220 0 4432 58 0 0 0 0 0 232 58 0 0 0 0 0 0\n")
+
+
+def test_a_name_glued_to_its_first_counter_is_reported_at_the_glue():
+    d = _one(DISKSTATS.replace(b"sda 14200", b"sda14200"), "diskstats")
+    assert (d.line, d.column, d.kind, d.severity) == (3, 17, "separator", "breaking")
+    assert d.expected.startswith(b"   8       0 sda 14200 ")
+
+
+def test_the_first_record_is_reported_when_it_is_the_odd_one():
+    """The first line sets the number of counters; when it is the one that lost a counter, it is the
+    line reported, not every line after it."""
+    result = check_bytes(DISKSTATS.replace(b"loop0 48 0 718", b"loop0 48 0718", 1), "diskstats")
+    assert result.verdict == "divergent" and [d.line for d in result.divergences] == [1]
+    smaps = (FIXTURES / "captures" / "smaps_small").read_bytes()
+    odd = smaps.replace(b"FilePmdMapped:  ", b"FilePmdMapped: ", 1) + smaps  # 1 old-layout VMA of 4
+    result = check_bytes(odd, "smaps")
+    assert [d.line for d in result.divergences] == [odd[: odd.index(b"FilePmdMapped: ")].count(b"\n") + 1]
+
+
+def test_an_arch_row_without_its_padding_diverges():
+    data = (b"            CPU0       CPU1       \n"
+            b"   0:         18          0   IO-APIC    2-edge      timer\n"
+            b" NMI:          0          0   Non-maskable interrupts\n"
+            b" LOC:     366351     997227   Local timer interrupts\n")
+    assert check_bytes(data, "interrupts").verdict == "equivalent"
+    d = _one(data.replace(b" LOC:", b"LOC:"), "interrupts")
+    assert d.line == 4
+
+
+def test_the_result_does_not_depend_on_where_the_chunks_end(monkeypatch):
+    import fmtcheck.capture as capture
+
+    smaps = (FIXTURES / "captures" / "smaps_small").read_bytes() * 8
+    broken = smaps.replace(b"Rss:            ", b"Rss:           \t", 3)[:-1] + b" \n"
+    expected = [(d.line, d.column, d.kind) for d in check_bytes(broken, "smaps").divergences]
+    assert [d[0] for d in expected] == [5, 30, 55, 400]
+    for chunk, margin in [(1000, 300), (777, 900), (4096, 64)]:
+        monkeypatch.setattr(capture, "CHUNK", chunk)
+        monkeypatch.setattr(capture, "MARGIN", margin)
+        got = [(d.line, d.column, d.kind) for d in check_bytes(broken, "smaps").divergences]
+        assert got == expected, (chunk, margin)

@@ -128,3 +128,40 @@ def test_grammars_command_lists_and_shows(capsys):
     assert "show_smap" in out and "VmFlags" in out
     assert grammars_command("interrupts", "json") == 0
     assert '"lines"' in capsys.readouterr().out
+
+
+def test_pad_column_is_exact_in_the_regex():
+    g = load_grammar("maps")
+    line = g.line("vma")
+    v = dict(start=0x55D6C1A00000, end=0x55D6C1A22000, perms=b"r--p", pgoff=0, major=8, minor=1,
+             inode=1234567, name=b"/usr/bin/cat")
+    good = render_line(line, v)
+    rx = compile_items(g, line.items, {}).regex
+    assert rx.fullmatch(good) and not compile_items(g, line.items, {}).checks
+    assert not rx.fullmatch(good.replace(b" /usr", b"  /usr"))  # one space too many
+    assert not rx.fullmatch(good.replace(b"  /usr", b" /usr"))  # one too few
+    assert rx.fullmatch(b"\n" + good, 1)  # the column counts from the line start, not the buffer's
+    wide = render_line(line, dict(v, start=0xFFFFFFFFFF600000, end=0xFFFFFFFFFF601000, inode=10**19))
+    assert wide.index(b"/usr") > 73 and rx.fullmatch(wide)  # past the column: no padding at all
+    assert not rx.fullmatch(wide.replace(b" /usr", b"  /usr"))
+
+
+def test_detection_reads_only_the_header_entries():
+    from fmtcheck.grammar import detect_grammar, grammar_meta
+
+    for name in grammar_names():
+        meta, g = grammar_meta(name), load_grammar(name)
+        assert (meta.detect, meta.filename, meta.priority) == (g.detect, g.filename, g.priority), name
+    assert detect_grammar(b"MemTotal:       16384 kB\n", "meminfo").name == "meminfo"
+    assert detect_grammar(b"hello\n") is None
+
+
+@pytest.mark.parametrize("domain,good,bad", [
+    ("bitlist", [b"0-1", b"0,2-5,10", b""], [b"00-1", b"0-01", b"0,-1"]),
+    ("label", [b"MemTotal:", b"Active(anon):"], [b"MemTotal", b"VmallocTotal:343", b":"]),
+])
+def test_narrow_domains(domain, good, bad):
+    from fmtcheck.grammar import BUILTIN_DOMAINS
+
+    rx = re.compile(BUILTIN_DOMAINS[domain].regex)
+    assert all(rx.fullmatch(v) for v in good) and not any(rx.fullmatch(v) for v in bad)
