@@ -76,6 +76,13 @@ PREFIX_DIVERGENCES = 3  # the alternatives are first compared on the lines up to
 MAX_PREFIX = 1 << 20  # bytes; a longer prefix is not re-matched
 
 
+MAX_EXAMINED = 2000  # divergent lines after which a capture is not examined further
+
+
+class _GiveUp(Exception):
+    """So many lines diverge that the rest of the capture would only repeat the verdict."""
+
+
 class _TooMany(Exception):
     """A second try of a capture reported more divergences than the first: give up on it."""
 
@@ -266,6 +273,11 @@ class Matcher:
             return self._run()
         except _TooMany:
             return None
+        except _GiveUp:
+            note = f"stopped after {self.cost} divergent lines: the rest of the capture was not examined"
+            return MatchOutcome(self.g, self.divs, [note], self.records, dict(self.initial_variants), self.cost,
+                                self.truncated, 1, self.line_roles, alternatives=[],
+                                params=dict(self.initial_params), cost=self.cost)
 
     def _run(self) -> MatchOutcome:
         st = State(params=dict(self.initial_params), variants=dict(self.initial_variants))
@@ -366,6 +378,8 @@ class Matcher:
     def check_limit(self) -> None:
         if self.max_divs is not None and not self.depth and self.cost > self.max_divs:
             raise _TooMany
+        if self.max_divs is None and not self.depth and self.cost > MAX_EXAMINED:
+            raise _GiveUp
 
     # -- nodes --------------------------------------------------------------------------------------
 

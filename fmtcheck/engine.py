@@ -170,6 +170,7 @@ class Budget:
 def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
           options: Options, subject: str) -> Result:
     """The verdict on one pair of functions."""
+    budget = Budget(options.deadline_seconds)
     space = InputSpace()
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
@@ -179,6 +180,7 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     except Inconclusive as err:
         return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
     runner = Runner(old, new)
+    runner.budget = budget
     try:
         return runner.decide(options, subject)
     except Inconclusive as err:
@@ -203,6 +205,7 @@ class Runner:
         self.kinds: dict[str, Any] = {}
         self.more_lines = 0
         self.traces: tuple[list, list] | None = None
+        self.budget: Budget | None = None
         self.fast: tuple[Any, Any] | None = None
         self.defaults: dict[str, Any] = {}
 
@@ -271,6 +274,9 @@ class Runner:
         old, new = compile_trace(self.traces[0]), compile_trace(self.traces[1])
         if old is None or new is None:
             return
+        for key, kind in old.keys | new.keys:
+            if self.kinds.get(key, (kind,))[0] != kind:
+                return  # one input used both as a number and as a string: the interpreter decides
         for index, (key, kind) in enumerate(self.kinds.items()):
             self.defaults[key] = small_value(index, kind) if kind[0] == "int" else default_string(kind[1])
         self.fast = (old, new)
@@ -296,7 +302,7 @@ class Runner:
 
     # -- the whole decision ---------------------------------------------------------------
     def decide(self, options: Options, subject: str) -> Result:
-        budget = Budget(options.deadline_seconds)
+        budget = self.budget or Budget(options.deadline_seconds)
         proven, proof_note = self.prove()
         discovery = VectorInputs()
         self.run_case(discovery)
@@ -360,8 +366,8 @@ class Runner:
             return False, str(why)
         except (UndefinedBehaviour, FmtcheckError) as why:
             return False, str(why)
-        self.traces = (old_trace.items, new_trace.items)
-        if old_trace.items == new_trace.items:
+        self.traces = (old_trace.result(), new_trace.result())
+        if self.traces[0] == self.traces[1]:
             return True, None
         return False, "the two sides print different sequences of literal text and fields"
 
@@ -466,6 +472,8 @@ class Runner:
         """Greedy shrinking for divergences Hypothesis did not minimise itself."""
         best = outcome
         for key in list(best.inputs):
+            if self.budget is not None and self.budget.over():
+                break  # out of time: report the smallest case found so far
             if key not in best.inputs:
                 continue
             for candidate in _smaller(best.inputs[key]):

@@ -63,6 +63,15 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
 }
 
 
+def tree_keys(tree: tuple) -> set[str]:
+    """The inputs an expression tree reads."""
+    if tree[0] == "in":
+        return {tree[1]}
+    if tree[0] == "k":
+        return set()
+    return set().union(*(tree_keys(t) for t in tree[1:] if isinstance(t, tuple)))
+
+
 def compile_tree(tree: tuple) -> Callable[[dict], int]:
     """An expression tree (see fmtcheck.symbolic) as a closure over the input values."""
     kind = tree[0]
@@ -114,6 +123,13 @@ class Renderer:
     """A compiled trace: `render(env) -> (bytes, events)`."""
 
     def __init__(self, items: list) -> None:
+        self.keys: set[tuple[str, str]] = set()  # (input, "int" or "str") the trace reads
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "str":
+                self.keys.add((item[4], "str"))
+            elif isinstance(item, tuple) and item[0] != "event":
+                tree = item[-1]
+                self.keys.update((key, "int") for key in tree_keys(tree))
         self.segments: list[tuple[bytes, list[Callable[[dict], Any]]] | tuple[str, Any]] = []
         fmt = bytearray()
         getters: list[Callable[[dict], Any]] = []

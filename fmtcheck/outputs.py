@@ -489,10 +489,14 @@ class TraceOutput:
     def _lit(self, data: bytes) -> None:
         if not data:
             return
-        if self.items and isinstance(self.items[-1], bytes):
-            self.items[-1] = self.items[-1] + data
+        if self.items and isinstance(self.items[-1], bytearray):
+            self.items[-1] += data
         else:
-            self.items.append(bytes(data))
+            self.items.append(bytearray(data))
+
+    def result(self) -> list:
+        """The trace, literal runs as bytes."""
+        return [bytes(i) if isinstance(i, bytearray) else i for i in self.items]
 
     def _field(self, item: tuple) -> None:
         self.items.append(item)
@@ -544,17 +548,17 @@ class TraceOutput:
             return
         if self.setwidth_at is None:
             return
-        if any(not isinstance(i, bytes) for i in self.items):
+        if any(not isinstance(i, bytearray) for i in self.items):
             raise NotProvable("seq_pad after a field whose width depends on an input")
         seq = SeqFile(None)
         seq.buf += b"".join(self.items)
         seq.seq_setwidth(self._setwidth_n)
         seq.pad_until = self._setwidth_base + self._setwidth_n
         seq.seq_pad(args[0])
-        self.items = [bytes(seq.buf)] if seq.buf else []
+        self.items = [bytearray(seq.buf)] if seq.buf else []
 
     def _literal_length(self) -> int:
-        if any(not isinstance(i, bytes) for i in self.items):
+        if any(not isinstance(i, bytearray) for i in self.items):
             return -1
         return sum(len(i) for i in self.items)
 
