@@ -184,6 +184,8 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
 
     def get_str(f) -> Any:
         v = fn(f)
+        if kind == "pointer":
+            return _pointer_value(v, where, text)
         if isinstance(v, Mem):
             v = Ptr(v)
         if isinstance(v, Ptr):
@@ -201,6 +203,18 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         raise Inconclusive(where, f"argument '{text}' is not a string")
 
     return get_str
+
+
+def _pointer_value(v: Any, where: str, text: str) -> Any:
+    """What %p prints from: a pointer the code did not make (its key), or a plain number. The
+    address of a local object differs from run to run in the kernel, so no model can say it."""
+    from .interp import Free
+
+    if type(v) is int or isinstance(v, Free) or v is None:
+        return v
+    if isinstance(v, Sym):
+        return v
+    raise Inconclusive(where, f"%p of '{text}', the address of a local object, is not known")
 
 
 def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
@@ -305,7 +319,7 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
     values = args[2:]
     if len(values) < len(kinds):
         raise prog.unsupported(node, f"format expects {len(kinds)} arguments, got {len(values)}")
-    getters = [_arg_getter(prog, a, k if k != "ptr" else "ptr", scope) if k is not None else None
+    getters = [_arg_getter(prog, a, k if k != "ptr" else "pointer", scope) if k is not None else None
                for a, k in zip(values, kinds)]
     fields = [None if literal_bytes(a) is not None or a.type in ("char_literal", "number_literal", "sizeof_expression")
               else a.text.decode("latin-1") for a in values[: len(kinds)]]
