@@ -387,3 +387,22 @@ def test_shrinking_survives_inputs_whose_keys_depend_on_other_inputs():
     result = run(old, old.replace("%8lu", "%7lu"))
     assert result.verdict == "divergent"
     assert [d.line for d in result.divergences] == [1, 2]
+
+
+def test_pointer_of_a_local_object_is_inconclusive():
+    """%p of a stack buffer prints an address no model knows (found by the fuzz campaign, where
+    it used to be an internal TypeError)."""
+    from fmtcheck.engine import verify_sources
+
+    text = "void f(struct seq_file *m)\n{\n\tchar buf[8];\n\tseq_printf(m, \"%pK\\n\", buf);\n}\n"
+    result = verify_sources(text, text).results[0]
+    assert result.verdict == "inconclusive"
+    assert "address of a local object" in result.reason and result.reason.endswith(":4")
+
+
+def test_pointer_the_code_did_not_make_is_proven():
+    from fmtcheck.engine import verify_sources
+
+    text = "void f(struct seq_file *m)\n{\n\tseq_printf(m, \"%p %pK\\n\", dev, dev->priv);\n}\n"
+    result = verify_sources(text, text).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven")
