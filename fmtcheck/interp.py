@@ -245,7 +245,7 @@ class UndefinedBehaviour(Exception):
 class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
-    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "loop_iters", "side", "bindings", "seq")
+    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq")
 
     def __init__(self, inputs: Any, out: Any, side: str = "") -> None:
         self.inputs = inputs
@@ -253,7 +253,6 @@ class Context:
         self.steps = 0
         self.depth = 0
         self.aliases: dict[str, str] = {}
-        self.loop_iters: dict[str, int] = {}
         self.side = side
         self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
         self.seq: SeqHandle = SEQ
@@ -297,8 +296,6 @@ class Program:
         self.compiled: dict[str, Callable] = {}
         self.signatures: dict[str, list[tuple[str, tuple]]] = {}
         self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
-        self._compiling: set[str] = set()
-        self.uses_branches = False
         self.seq_names = _seq_file_names(unit)
         self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}
@@ -530,7 +527,6 @@ class Program:
 
     def _stmt_declaration(self, node, scope):
         actions: list[Callable[[Frame], None]] = []
-        is_static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in node.children)
         for child in node.children:
             if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator"):
                 continue
@@ -547,9 +543,6 @@ class Program:
                     t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
             make = self._initializer(t, init, scope, name)
             scope[name] = t
-            if is_static and t[0] == "array":
-                # a static const table is built once per run, not per call: same bytes either way
-                pass
             actions.append(_declare(name, make))
         if not actions:
             return None
@@ -631,7 +624,6 @@ class Program:
         return lambda f: Mem(bytearray(n * esize), elem=elem)
 
     def _stmt_if_statement(self, node, scope):
-        self.uses_branches = True
         cond = self._cond(node.child_by_field_name("condition"), scope)
         then = self.stmt(node.child_by_field_name("consequence"), dict(scope)) or (lambda f: None)
         alt_node = node.child_by_field_name("alternative")
@@ -670,7 +662,6 @@ class Program:
         return cond
 
     def _stmt_for_statement(self, node, scope):
-        self.uses_branches = True
         scope = dict(scope)
         init_node = node.child_by_field_name("initializer")
         cond_node = node.child_by_field_name("condition")
@@ -729,7 +720,6 @@ class Program:
         return run_each
 
     def _stmt_while_statement(self, node, scope):
-        self.uses_branches = True
         cond = self._cond(node.child_by_field_name("condition"), scope)
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
@@ -745,7 +735,6 @@ class Program:
         return run_while
 
     def _stmt_do_statement(self, node, scope):
-        self.uses_branches = True
         cond = self._cond(node.child_by_field_name("condition"), scope)
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
@@ -783,7 +772,6 @@ class Program:
         return lambda f: signal
 
     def _stmt_switch_statement(self, node, scope):
-        self.uses_branches = True
         value = self.expr(node.child_by_field_name("condition"), scope)
         body = node.child_by_field_name("body")
         cases: list[tuple[Callable | None, list[Callable]]] = []
@@ -1183,7 +1171,6 @@ class Program:
         return Expr(lor, S32, text, node)
 
     def _expr_conditional_expression(self, node, scope):
-        self.uses_branches = True
         cond = self._cond(node.child_by_field_name("condition"), scope)
         a = self.expr(node.child_by_field_name("consequence"), scope)
         b = self.expr(node.child_by_field_name("alternative"), scope)
@@ -1535,7 +1522,6 @@ class Program:
         types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
         t = usual(types[0], types[1])
         fns = [e.fn for e in exprs]
-        self.uses_branches = True
 
         def minmax(f: Frame) -> Any:
             a = conv(_as_int(fns[0](f), f, types[0], exprs[0].text), t)
@@ -1617,10 +1603,9 @@ def _snip(node) -> str:
 
 
 def _convert_arg(value: Any, ptype: tuple) -> Any:
+    """An argument as the parameter receives it (integers converted to its type)."""
     if ptype[0] == "int" and isinstance(value, (int, Sym)):
         return conv(value, ptype)
-    if ptype == ("ptr", ("struct", "seq_file")) or ptype == ("struct", "seq_file"):
-        return value
     return value
 
 
@@ -1880,10 +1865,6 @@ def _guess_domain(text: str) -> str:
     if t.endswith("comm"):
         return "comm"
     return "text"
-
-
-def value_key_text(v: Any) -> str:
-    return v.key if isinstance(v, Free) else str(v)
 
 
 def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
