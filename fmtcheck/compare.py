@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .outputs import ConcreteOutput
+from .severity import classify_lines, classify_outputs
 from .result import Divergence
 
 
@@ -110,10 +111,7 @@ def _nth_line(data: bytes, line: int) -> tuple[bytes, bool]:
 
 
 def _classify(expected: bytes, actual: bytes, exp_nl: bool, act_nl: bool, old: bytes, new: bytes) -> tuple[str, str]:
-    try:
-        from .severity import classify_lines, classify_outputs
-    except ImportError:  # pragma: no cover - severity ships with the package
-        return ("value", "breaking")
+    """Kind and severity: by whole outputs when the line structure differs, else by the line."""
     if old.count(b"\n") != new.count(b"\n") or exp_nl != act_nl or b"\x00" in expected + actual:
         return classify_outputs(old, new)
     return classify_lines(expected, actual)
