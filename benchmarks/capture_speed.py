@@ -22,9 +22,9 @@ import time
 CHILD = r"""
 import resource, sys, time
 t0 = time.perf_counter()
-from fmtcheck.options import Options
-from fmtcheck.capture import check_captures
-from fmtcheck.layoutdiff import diff_captures
+from fmtcheck.common.options import Options
+from fmtcheck.layout.capture import check_captures
+from fmtcheck.layout.diff import diff_captures
 startup = time.perf_counter() - t0
 mode, a, b = sys.argv[1:4]
 t = time.perf_counter()

@@ -91,7 +91,7 @@ def _job_strategy(target: str):
 def available(target: str) -> str | None:
     """None if the target can run, else the missing module."""
     if target == "cfront":
-        return None if F._have("fmtcheck.cfront") else "fmtcheck.cfront"
+        return None if F._have("fmtcheck.c.cfront") else "fmtcheck.c.cfront"
     return F.missing_module(target)
 
 
@@ -107,8 +107,9 @@ def _run_job(job, workdir: Path):
         path.write_bytes(data)
         paths[name] = str(path)
     if target == "cfront":
-        from fmtcheck import cfront, engine
-        from fmtcheck.errors import FmtcheckError
+        from fmtcheck.c import cfront
+        from fmtcheck.engine import verdict as engine
+        from fmtcheck.common.errors import FmtcheckError
 
         start = time.monotonic()
         try:
@@ -263,7 +264,7 @@ def save(out_dir: Path, target: str, job, outcome, kind: str, sig: str) -> Path:
     (d / "info.json").write_text(json.dumps({
         "target": target, "kind": kind, "signature": sig, "argv": argv, "status": status,
         "seconds": round(seconds, 3), "stderr": _clip(err), "stdout_tail": out[-1000:],
-        "replay": ("python -c \"from fmtcheck import cfront, engine; engine.entry_points("
+        "replay": ("python -c \"from fmtcheck.c import cfront; from fmtcheck.engine import verdict as engine; engine.entry_points("
                    "cfront.parse_unit(open('in.c','rb').read(), 'in.c'))\"" if target == "cfront"
                    else "fmtcheck " + " ".join(a[1:-1] if a.startswith("{") else a for a in argv)),
     }, indent=2))

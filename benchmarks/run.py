@@ -35,13 +35,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import mutants as M  # noqa: E402
-from fmtcheck import cfront  # noqa: E402
-from fmtcheck.engine import Runner, _side, pair_functions, verify_sources  # noqa: E402
-from fmtcheck.errors import FmtcheckError, Inconclusive  # noqa: E402
-from fmtcheck.inputs import (IFNAME_BYTES, MAX_LOOP, STRING_BOUNDS, VectorInputs,  # noqa: E402
+from fmtcheck.c import cfront  # noqa: E402
+from fmtcheck.engine.verdict import Runner, _side, pair_functions, verify_sources  # noqa: E402
+from fmtcheck.common.errors import FmtcheckError, Inconclusive  # noqa: E402
+from fmtcheck.engine.inputs import (IFNAME_BYTES, MAX_LOOP, STRING_BOUNDS, VectorInputs,  # noqa: E402
                              boundary_values, string_of_length, type_range)
-from fmtcheck.interp import InputSpace, collect_hints  # noqa: E402
-from fmtcheck.options import Options  # noqa: E402
+from fmtcheck.c.interp import InputSpace, collect_hints  # noqa: E402
+from fmtcheck.common.options import Options  # noqa: E402
 
 SEEDS_DIR = Path("/work/shared/seeds")
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"

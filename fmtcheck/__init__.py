@@ -17,11 +17,11 @@ __version__ = "0.1.0"
 __all__ = ["verify_sources", "verify_files", "check_patches", "check_captures", "diff_captures"]
 
 _LAZY = {
-    "verify_sources": "fmtcheck.engine",
-    "verify_files": "fmtcheck.engine",
-    "check_patches": "fmtcheck.patchcheck",
-    "check_captures": "fmtcheck.capture",
-    "diff_captures": "fmtcheck.layoutdiff",
+    "verify_sources": "fmtcheck.engine.verdict",
+    "verify_files": "fmtcheck.engine.verdict",
+    "check_patches": "fmtcheck.patch.patchcheck",
+    "check_captures": "fmtcheck.layout.capture",
+    "diff_captures": "fmtcheck.layout.diff",
 }
 
 

@@ -1,3 +1,3 @@
-from .cli import main
+from fmtcheck.cli import main
 
 raise SystemExit(main())

@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from .errors import FmtcheckError
-from .options import Options
+from fmtcheck.common.errors import FmtcheckError
+from fmtcheck.common.options import Options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,7 +94,7 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def _run_verify(args: argparse.Namespace):
-    from .engine import verify_files
+    from fmtcheck.engine.verdict import verify_files
 
     if args.old is None and not args.grammar:
         raise FmtcheckError("verify", "give OLD and NEW, or --grammar NAME and NEW")
@@ -102,32 +102,34 @@ def _run_verify(args: argparse.Namespace):
 
 
 def _run_patch(args: argparse.Namespace):
-    from .patchcheck import check_patches
+    from fmtcheck.patch.patchcheck import check_patches
 
     return check_patches(args.patches, options_from(args))
 
 
 def _run_check(args: argparse.Namespace):
-    from .capture import check_captures
+    from fmtcheck.layout.capture import check_captures
 
     return check_captures(args.captures, options_from(args))
 
 
 def _run_diff(args: argparse.Namespace):
-    from .layoutdiff import diff_captures
+    from fmtcheck.layout.diff import diff_captures
 
     return diff_captures(args.old, args.new, options_from(args))
 
 
 def _run_grammars(args: argparse.Namespace):
-    from .grammar import grammars_command
+    from fmtcheck.layout.grammar import grammars_command
 
     return grammars_command(args.name, args.format)
 
 
 def _run_reads(args: argparse.Namespace):
-    from .reads import reads_command
+    from fmtcheck.layout import grammar
+    from fmtcheck.reads.command import reads_command
 
+    args.record_splitter = getattr(grammar, "split_records", None)
     return reads_command(args)
 
 
@@ -167,13 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(outcome, int):
         return outcome
     if getattr(args, "consumers", False):
-        from .impact import attach_consumers
+        from fmtcheck.impact.attach import attach_consumers
 
         try:
             attach_consumers(outcome, (args.old, args.new) if args.command == "diff" else None)
         except FmtcheckError as err:
             outcome.notes.append(f"--consumers: {err.what}")
-    from .report import emit
+    from fmtcheck.report import emit
 
     code = outcome.exit_code(getattr(args, "fail_on", "any"))
     try:
@@ -186,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def one_line(text: str, limit: int = 400) -> str:
     """Text from the input, made safe for one line of a terminal: control bytes escaped, cut short."""
-    from .result import escape_bytes
+    from fmtcheck.common.result import escape_bytes
 
     if text.isprintable() and len(text) <= limit:
         return text

@@ -2,7 +2,7 @@
 
 The entry point (``pytest11``) loads this module into *every* pytest run of an environment where
 fmtcheck is installed, so importing it must stay cheap: the engine (tree-sitter, Hypothesis,
-``fmtcheck.engine``/``interp``/``patchcheck``, ``capture``, ``layoutdiff``) is imported inside the
+``fmtcheck.engine.verdict``/``interp``/``patchcheck``, ``capture``, ``layoutdiff``) is imported inside the
 functions that use it, never at module level. ``benchmarks/plugin_import.py`` measures the cost.
 The module holds no ``assert``, so PYTEST_DONT_REWRITE spares it pytest's assertion rewriting.
 
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Union
 import pytest
 
 if TYPE_CHECKING:
-    from .options import Options
-    from .result import Report, Result
+    from fmtcheck.common.options import Options
+    from fmtcheck.common.result import Report, Result
 
 PATCH_SUFFIXES = frozenset({".patch", ".diff", ".mbx", ".mbox", ".eml", ".txt"})
 MARKER_KEYS = frozenset({"max_examples", "seed", "fail_on", "strict", "tree"})
@@ -65,7 +65,7 @@ class Settings:
 
     def options(self, **extra: Any) -> "Options":
         """A fresh `Options` per question: the engine may mutate it (``function``)."""
-        from .options import Options
+        from fmtcheck.common.options import Options
 
         return Options(seed=self.seed, max_examples=self.max_examples, fail_on=self.fail_on,
                        tree=self.tree, **extra)
@@ -170,7 +170,7 @@ def _session_seed(config: pytest.Config) -> tuple[int, str]:
     workerinput = getattr(config, "workerinput", None)
     if workerinput and "fmtcheck_seed" in workerinput:
         return int(workerinput["fmtcheck_seed"]), str(workerinput.get("fmtcheck_seed_source", "controller"))
-    from .options import in_ci
+    from fmtcheck.common.options import in_ci
 
     if in_ci():
         return 0, "CI is set"
@@ -267,7 +267,7 @@ class FmtcheckFailure(AssertionError):
 
 def report_text(report: "Report", settings: Settings) -> str:
     """The CLI's text report, never coloured (it also lands in --junitxml), plus the seed."""
-    from .report import render_text
+    from fmtcheck.report import render_text
 
     text = render_text(report, color="never")
     if report.verdict == "divergent":
@@ -305,9 +305,9 @@ class PatchFile(pytest.File):
         this once; item names depend on the subjects only, never on verdicts, and the seed is
         shared, so the workers agree.
         """
-        from .errors import Inconclusive, InputError
-        from .patchcheck import check_patches
-        from .result import Report, Result
+        from fmtcheck.common.errors import Inconclusive, InputError
+        from fmtcheck.patch.patchcheck import check_patches
+        from fmtcheck.common.result import Report, Result
 
         settings = self.config.stash[SETTINGS_KEY]
         try:
@@ -361,7 +361,7 @@ class ResultItem(_FmtcheckItem):
         self.notes = notes
 
     def runtest(self) -> None:
-        from .result import Report
+        from fmtcheck.common.result import Report
 
         settings = self.config.stash[SETTINGS_KEY]
         report = Report("patch", [self.result], list(self.notes))
@@ -415,7 +415,7 @@ class Fmtcheck:
     def patch(self, path: "str | os.PathLike[str]", *, tree: str | None = None) -> "Report":
         """Does this patch (git format-patch, git diff, mbox, thread) keep the output bytes?"""
         __tracebackhide__ = True
-        from .patchcheck import check_patches
+        from fmtcheck.patch.patchcheck import check_patches
 
         options = self.settings.options()
         options.tree = tree or options.tree
@@ -424,7 +424,7 @@ class Fmtcheck:
     def verify(self, old: Source, new: Source, function: str | None = None) -> "Report":
         """Do these two C sources print the same bytes (every shared output function, or one)?"""
         __tracebackhide__ = True
-        from .engine import verify_files, verify_sources
+        from fmtcheck.engine.verdict import verify_files, verify_sources
 
         options = self.settings.options(function=function)
         if _is_path(old, code=True) and _is_path(new, code=True):
@@ -435,7 +435,7 @@ class Fmtcheck:
     def check(self, capture: Source, grammar: str | None = None) -> "Report":
         """Is this capture exactly what the grammar (detected, or named) prints for its values?"""
         __tracebackhide__ = True
-        from .capture import check_captures
+        from fmtcheck.layout.capture import check_captures
 
         with _CaptureFiles(capture=capture) as files:
             report = check_captures([files["capture"]], self.settings.options(grammar=grammar))
@@ -445,7 +445,7 @@ class Fmtcheck:
     def diff(self, old: Source, new: Source, grammar: str | None = None) -> "Report":
         """Do two captures of the same /proc file have the same layout (values may differ)?"""
         __tracebackhide__ = True
-        from .layoutdiff import diff_captures
+        from fmtcheck.layout.diff import diff_captures
 
         with _CaptureFiles(old=old, new=new) as files:
             report = diff_captures(files["old"], files["new"], self.settings.options(grammar=grammar))
@@ -496,7 +496,7 @@ def _is_path(value: Source, code: bool = False) -> bool:
 
 def _c_text(value: Source) -> bytes:
     if _is_path(value, code=True):
-        from .engine import read_source
+        from fmtcheck.engine.verdict import read_source
 
         return read_source(os.fspath(value))
     return bytes(value) if isinstance(value, (bytes, bytearray)) else value.encode("utf-8", "surrogateescape")

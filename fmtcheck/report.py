@@ -12,7 +12,7 @@ import os
 import sys
 from typing import IO
 
-from .result import Divergence, Report, Result
+from fmtcheck.common.result import Divergence, Report, Result
 
 _VISIBLE = {0x20: "·", 0x09: "→", 0x00: "␀", 0x0D: "␍"}
 
@@ -119,7 +119,7 @@ def format_result(r: Result, color: bool = False) -> list[str]:
         head += f" ({r.cases} cases)"
     lines = [head]
     if r.reason:
-        from .cli import one_line
+        from fmtcheck.cli import one_line
 
         lines.append(f"  reason: {one_line(r.reason)}")
     if r.classes:

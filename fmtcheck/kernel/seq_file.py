@@ -17,8 +17,8 @@ their first NUL byte, as they would in C.
 
 from __future__ import annotations
 
-from ..errors import LimitExceeded
-from .vsprintf import MAX_OUTPUT, vsnprintf
+from fmtcheck.common.errors import LimitExceeded
+from fmtcheck.kernel.vsprintf import MAX_OUTPUT, vsnprintf
 
 __all__ = [
     "MAX_OUTPUT",

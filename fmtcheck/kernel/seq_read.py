@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import LimitExceeded
-from .seq_file import SeqFile
+from fmtcheck.common.errors import LimitExceeded
+from fmtcheck.kernel.seq_file import SeqFile
 
 SEQ_SKIP = 1  # what show() returns to have its output discarded (the kernel's value)
 PAGE_SIZE = 4096

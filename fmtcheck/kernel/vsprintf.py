@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import Inconclusive, LimitExceeded
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
 
 # Flag bits. The values are the kernel's own (lib/vsprintf.c); only their names matter to callers.
 LEFT = 2

@@ -11,8 +11,8 @@ import pytest
 
 from fmtcheck.plugin import seed_from
 
-HEAVY = ("tree_sitter", "tree_sitter_c", "fmtcheck.engine", "fmtcheck.interp", "fmtcheck.patchcheck",
-         "fmtcheck.capture", "fmtcheck.layoutdiff", "fmtcheck.cfront", "hypothesis.core")
+HEAVY = ("tree_sitter", "tree_sitter_c", "fmtcheck.engine.verdict", "fmtcheck.c.interp", "fmtcheck.patch.patchcheck",
+         "fmtcheck.layout.capture", "fmtcheck.layout.diff", "fmtcheck.c.cfront", "hypothesis.core")
 
 SHOW_SEED = """
 def test_seed(fmtcheck):

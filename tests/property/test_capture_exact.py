@@ -26,8 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmtcheck.capture import check_bytes, first_difference
-from fmtcheck.grammar import Group, Line, Unbound, compile_items, load_grammar, walk_items, walk_nodes
+from fmtcheck.layout.capture import check_bytes, first_difference
+from fmtcheck.layout.grammar import Group, Line, Unbound, compile_items, load_grammar, walk_items, walk_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 JC = ROOT.parent / "shared" / "fixtures" / "jc-linux-proc"

@@ -5,7 +5,7 @@ its @@ header) gives its context and '-' lines to the old side and its context a
 new side, hunks joined in order. The texts are therefore fragments, as a patch gives them: they
 may start inside one function and stop inside another, with whatever context lines the diff
 carried (a closing brace, the start of the next comment). The real patch reader is a separate
-module; this split only feeds `fmtcheck.engine.verify_sources`.
+module; this split only feeds `fmtcheck.engine.verdict.verify_sources`.
 
 - 000 (/proc/net/dev: one seq_printf of 16 counters -> seq_put_decimal_ull_width): equivalent, proven.
 - 003 (smaps: one seq_printf of 18 lines -> a num_to_str helper that pads to 8): divergent only on
@@ -20,8 +20,8 @@ import re
 import pytest
 
 from _paths import SHARED
-from fmtcheck.engine import verify_sources
-from fmtcheck.options import Options
+from fmtcheck.engine.verdict import verify_sources
+from fmtcheck.common.options import Options
 
 SEEDS = SHARED / "seeds"
 HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _paths import FIXTURES
-from fmtcheck import cfront
-from fmtcheck.engine import Runner, _side, pair_functions
-from fmtcheck.fastpath import Fallback
-from fmtcheck.inputs import VectorInputs, int_strategy, str_strategy
-from fmtcheck.interp import InputSpace, collect_hints
-from fmtcheck.outputs import ConcreteOutput
+from fmtcheck.c import cfront
+from fmtcheck.engine.verdict import Runner, _side, pair_functions
+from fmtcheck.engine.fastpath import Fallback
+from fmtcheck.engine.inputs import VectorInputs, int_strategy, str_strategy
+from fmtcheck.c.interp import InputSpace, collect_hints
+from fmtcheck.c.outputs import ConcreteOutput
 
 PAIRS = sorted(p for p in (FIXTURES / "pairs").iterdir() if p.is_dir()) + [FIXTURES / "example"]
 

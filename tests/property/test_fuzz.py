@@ -47,12 +47,12 @@ FAST = ["--max-examples", "10", "--color", "never"]
 
 # The module each command needs; a command whose module is missing is skipped.
 MODULES = {
-    "verify": ("fmtcheck.engine",),
-    "patch": ("fmtcheck.patchcheck", "fmtcheck.patchfile"),
-    "check": ("fmtcheck.capture", "fmtcheck.grammar"),
-    "diff": ("fmtcheck.layoutdiff",),
-    "grammars": ("fmtcheck.grammar", "fmtcheck.grammars"),
-    "reads": ("fmtcheck.reads",),
+    "verify": ("fmtcheck.engine.verdict",),
+    "patch": ("fmtcheck.patch.patchcheck", "fmtcheck.patch.patchfile"),
+    "check": ("fmtcheck.layout.capture", "fmtcheck.layout.grammar"),
+    "diff": ("fmtcheck.layout.diff",),
+    "grammars": ("fmtcheck.layout.grammar", "fmtcheck.grammars"),
+    "reads": ("fmtcheck.reads.command",),
 }
 
 
@@ -463,8 +463,8 @@ def test_verify_same_function(tmp_path, capsys, body, function):
 @given(new=C_INPUT, name=GRAMMAR_NAMES)
 def test_verify_grammar_reference(tmp_path, capsys, new, name):
     require("verify")
-    if not _have("fmtcheck.grammar_ref"):
-        pytest.skip("fmtcheck.grammar_ref has not landed yet")
+    if not _have("fmtcheck.layout.reference"):
+        pytest.skip("fmtcheck.layout.reference has not landed yet")
     run_cli(capsys, ["verify", "--grammar", name, _write(tmp_path, "new.c", new), *FAST])
 
 

@@ -1,4 +1,4 @@
-"""`fmtcheck check` on live /proc, on the jc captures, and on broken captures (fmtcheck.capture)."""
+"""`fmtcheck check` on live /proc, on the jc captures, and on broken captures (fmtcheck.layout.capture)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from fmtcheck.capture import check_bytes, check_captures
+from fmtcheck.layout.capture import check_bytes, check_captures
 from fmtcheck.cli import main
-from fmtcheck.errors import InputError
-from fmtcheck.grammar import detect_grammar
-from fmtcheck.options import Options
+from fmtcheck.common.errors import InputError
+from fmtcheck.layout.grammar import detect_grammar
+from fmtcheck.common.options import Options
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"  # as tests/conftest.py
@@ -207,7 +207,7 @@ def test_an_arch_row_without_its_padding_diverges():
 
 
 def test_the_result_does_not_depend_on_where_the_chunks_end(monkeypatch):
-    import fmtcheck.capture as capture
+    import fmtcheck.layout.capture as capture
 
     smaps = (FIXTURES / "captures" / "smaps_small").read_bytes() * 8
     broken = smaps.replace(b"Rss:            ", b"Rss:           \t", 3)[:-1] + b" \n"

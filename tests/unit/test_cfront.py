@@ -1,10 +1,10 @@
-"""The C front end (fmtcheck.cfront) on the shapes of text it is given: whole files, single
+"""The C front end (fmtcheck.c.cfront) on the shapes of text it is given: whole files, single
 functions, statement lists, fragments cut from a function at either end (as a diff hunk gives
 them), for_each iterators with and without braces, object-like and function-like #defines (with
 # and ##), annotations (__aligned(8), __always_inline, __weak, likely()), adjacent string literals
 and string macros.
 
-Most checks go through `fmtcheck.engine.verify_sources(old, new)`: the reference is written with
+Most checks go through `fmtcheck.engine.verdict.verify_sources(old, new)`: the reference is written with
 the construct, the rewrite without it, and the verdict says whether the front end understood it.
 A few look at `cfront.parse_unit` directly for what only it knows (function names, line mapping).
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from fmtcheck import cfront
-from fmtcheck.engine import verify_sources
-from fmtcheck.errors import FmtcheckError, InputError
-from fmtcheck.options import Options
+from fmtcheck.c import cfront
+from fmtcheck.engine.verdict import verify_sources
+from fmtcheck.common.errors import FmtcheckError, InputError
+from fmtcheck.common.options import Options
 
 
 def show(body: str, name: str = "t_show", params: str = "struct seq_file *m, void *v", before: str = "") -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fmtcheck import consumers
-from fmtcheck.consumers import (
+from fmtcheck.impact import consumers
+from fmtcheck.impact.consumers import (
     NET_DEV_HEADER,
     ConsumerOutcome,
     compare,
@@ -26,7 +26,7 @@ from fmtcheck.consumers import (
     wrap_pair,
     wrap_record,
 )
-from fmtcheck.severity import classify_lines, classify_outputs, split_lines
+from fmtcheck.engine.severity import classify_lines, classify_outputs, split_lines
 
 pytest.importorskip("jc")
 pytest.importorskip("psutil")

@@ -123,8 +123,8 @@ def test_an_output_line_is_reported_once(capsys):
     separator_moved pair, with uninterpreted calls that do not take an input.)"""
     old = (PAIRS / "separator_moved" / "old.c").read_text().replace("(i, j)", "(row, j)").replace("label(i)", "label(row)")
     new = (PAIRS / "separator_moved" / "new.c").read_text().replace("(i, j)", "(row, j)").replace("label(i)", "label(row)")
-    from fmtcheck.engine import verify_sources
-    from fmtcheck.options import Options
+    from fmtcheck.engine.verdict import verify_sources
+    from fmtcheck.common.options import Options
 
     result = verify_sources(old, new, Options(max_examples=50)).results[0]
     assert result.verdict == "divergent"

@@ -1,4 +1,4 @@
-"""Grammar language, loading, rendering and domains (fmtcheck.grammar)."""
+"""Grammar language, loading, rendering and domains (fmtcheck.layout.grammar)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from fmtcheck.errors import InputError
-from fmtcheck.grammar import (
+from fmtcheck.common.errors import InputError
+from fmtcheck.layout.grammar import (
     Field,
     Printf,
     Prim,
@@ -147,7 +147,7 @@ def test_pad_column_is_exact_in_the_regex():
 
 
 def test_detection_reads_only_the_header_entries():
-    from fmtcheck.grammar import detect_grammar, grammar_meta
+    from fmtcheck.layout.grammar import detect_grammar, grammar_meta
 
     for name in grammar_names():
         meta, g = grammar_meta(name), load_grammar(name)
@@ -161,7 +161,7 @@ def test_detection_reads_only_the_header_entries():
     ("label", [b"MemTotal:", b"Active(anon):"], [b"MemTotal", b"VmallocTotal:343", b":"]),
 ])
 def test_narrow_domains(domain, good, bad):
-    from fmtcheck.grammar import BUILTIN_DOMAINS
+    from fmtcheck.layout.grammar import BUILTIN_DOMAINS
 
     rx = re.compile(BUILTIN_DOMAINS[domain].regex)
     assert all(rx.fullmatch(v) for v in good) and not any(rx.fullmatch(v) for v in bad)

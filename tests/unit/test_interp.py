@@ -1,4 +1,4 @@
-"""The interpreter (fmtcheck.interp) through verify_sources: C integer semantics, control flow and
+"""The interpreter (fmtcheck.c.interp) through verify_sources: C integer semantics, control flow and
 the step bound, sizeof, local arrays, struct member paths, uninterpreted calls (shared inputs, and
 output events when they receive the seq_file), and undefined behaviour.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from fmtcheck.cli import main
-from fmtcheck.engine import verify_sources
-from fmtcheck.options import Options
+from fmtcheck.engine.verdict import verify_sources
+from fmtcheck.common.options import Options
 
 
 def show(body: str, before: str = "") -> str:
@@ -392,7 +392,7 @@ def test_shrinking_survives_inputs_whose_keys_depend_on_other_inputs():
 def test_pointer_of_a_local_object_is_inconclusive():
     """%p of a stack buffer prints an address no model knows (found by the fuzz campaign, where
     it used to be an internal TypeError)."""
-    from fmtcheck.engine import verify_sources
+    from fmtcheck.engine.verdict import verify_sources
 
     text = "void f(struct seq_file *m)\n{\n\tchar buf[8];\n\tseq_printf(m, \"%pK\\n\", buf);\n}\n"
     result = verify_sources(text, text).results[0]
@@ -401,7 +401,7 @@ def test_pointer_of_a_local_object_is_inconclusive():
 
 
 def test_pointer_the_code_did_not_make_is_proven():
-    from fmtcheck.engine import verify_sources
+    from fmtcheck.engine.verdict import verify_sources
 
     text = "void f(struct seq_file *m)\n{\n\tseq_printf(m, \"%p %pK\\n\", dev, dev->priv);\n}\n"
     result = verify_sources(text, text).results[0]

@@ -1,4 +1,4 @@
-"""`fmtcheck diff`: layout differences only (fmtcheck.layoutdiff)."""
+"""`fmtcheck diff`: layout differences only (fmtcheck.layout.diff)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from fmtcheck.cli import main
-from fmtcheck.layoutdiff import diff_captures
-from fmtcheck.options import Options
+from fmtcheck.layout.diff import diff_captures
+from fmtcheck.common.options import Options
 
 CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
 

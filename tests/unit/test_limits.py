@@ -36,11 +36,11 @@ KILL_AFTER = 60.0  # a child still running after this is killed (and the test fa
 FAST = ["--max-examples", "20", "--color", "never"]
 
 MODULES = {
-    "verify": "fmtcheck.engine",
-    "patch": "fmtcheck.patchcheck",
-    "check": "fmtcheck.capture",
-    "diff": "fmtcheck.layoutdiff",
-    "reads": "fmtcheck.reads",
+    "verify": "fmtcheck.engine.verdict",
+    "patch": "fmtcheck.patch.patchcheck",
+    "check": "fmtcheck.layout.capture",
+    "diff": "fmtcheck.layout.diff",
+    "reads": "fmtcheck.reads.command",
 }
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from _paths import FIXTURES
-from fmtcheck.engine import verify_sources
-from fmtcheck.options import Options
+from fmtcheck.engine.verdict import verify_sources
+from fmtcheck.common.options import Options
 
 PAIR = FIXTURES / "own_primitive"
 

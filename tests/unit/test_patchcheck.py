@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fmtcheck import cli
-from fmtcheck.errors import InputError
-from fmtcheck.options import Options
-from fmtcheck.patchcheck import (
+from fmtcheck.common.errors import InputError
+from fmtcheck.common.options import Options
+from fmtcheck.patch.patchcheck import (
     GAP_MARKER,
     Definition,
     apply_file_diff,
@@ -33,7 +33,7 @@ from fmtcheck.patchcheck import (
     TreeState,
     unknown_output_calls,
 )
-from fmtcheck.patchfile import HunkLine, parse_patch_bytes
+from fmtcheck.patch.patchfile import HunkLine, parse_patch_bytes
 from _paths import FIXTURES, SHARED
 
 SEEDS = SHARED / "seeds"
@@ -501,13 +501,13 @@ def test_mutated_patches_rebuild_or_fail_cleanly(mutation):
 
 
 def test_an_engine_failure_on_one_function_does_not_lose_the_report(capsys, monkeypatch):
-    import fmtcheck.engine
+    import fmtcheck.engine.verdict
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.delenv("FMTCHECK_DEBUG", raising=False)
-    monkeypatch.setattr(fmtcheck.engine, "compare_functions", broken)
+    monkeypatch.setattr(fmtcheck.engine.verdict, "compare_functions", broken)
     code, report, _err = report_of(capsys, "patch", SEED_000)
     assert code == 3
     assert report["results"][0]["reason"] == "internal error while judging: RuntimeError: boom"

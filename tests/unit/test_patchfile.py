@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmtcheck.errors import InputError
-from fmtcheck.patchfile import (
+from fmtcheck.common.errors import InputError
+from fmtcheck.patch.patchfile import (
     STDIN_NAME,
     as_bytes,
     as_text,

@@ -8,9 +8,9 @@ import os
 import pytest
 
 from fmtcheck.cli import main
-from fmtcheck.errors import InputError
+from fmtcheck.common.errors import InputError
 from fmtcheck.kernel.seq_read import records_from_chunks
-from fmtcheck.reads import RecordSource, classify_live, parse_records, show_sizes, split_records
+from fmtcheck.reads.command import RecordSource, classify_live, parse_records, show_sizes, split_records
 
 SMAPS_VMA = "re:^[0-9a-f]+-[0-9a-f]+ "
 
@@ -192,12 +192,12 @@ def test_capture_uses_the_grammar_record_unit_when_one_is_given(tmp_path, capsys
     import sys
     import types
 
-    import fmtcheck
+    import fmtcheck.layout
 
-    fake = types.ModuleType("fmtcheck.grammar")
+    fake = types.ModuleType("fmtcheck.layout.grammar")
     fake.split_records = lambda data, name=None, path=None: ([data], "one record (single_open)")
-    monkeypatch.setitem(sys.modules, "fmtcheck.grammar", fake)
-    monkeypatch.setattr(fmtcheck, "grammar", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "fmtcheck.layout.grammar", fake)
+    monkeypatch.setattr(fmtcheck.layout, "grammar", fake)
     capture = tmp_path / "stat"
     capture.write_bytes(b"".join(b"%04d" % i + b"z" * 95 + b"\n" for i in range(60)))
     code, data = run_json(capsys, str(capture), "--bufsize", "131072")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fmtcheck.errors import LimitExceeded
+from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.kernel.seq_file import (
     ESCAPE_ANY,
     ESCAPE_APPEND,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmtcheck.severity import (
+from fmtcheck.engine.severity import (
     KIND_PRIORITY,
     SEVERITY_RANK,
     classify_lines,

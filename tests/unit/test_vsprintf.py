@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from fmtcheck.errors import Inconclusive, LimitExceeded
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel.vsprintf import (
     LEFT,
     MAX_FIELD,

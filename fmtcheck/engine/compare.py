@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outputs import ConcreteOutput
-from .severity import classify_lines, classify_outputs
-from .result import Divergence
+from fmtcheck.c.outputs import ConcreteOutput
+from fmtcheck.engine.severity import classify_lines, classify_outputs
+from fmtcheck.common.result import Divergence
 
 
 

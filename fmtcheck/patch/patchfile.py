@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import unidiff
 
-from . import inputfile
-from .errors import InputError
+from fmtcheck.common import inputfile
+from fmtcheck.common.errors import InputError
 
 MAX_PATCH_BYTES = 32 * 1024 * 1024
 MAX_MESSAGES = 5000

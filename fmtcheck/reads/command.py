@@ -28,9 +28,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .inputfile import read_input
-from .errors import InputError, LimitExceeded
-from .result import Divergence, Report, Result, jsonable
+from fmtcheck.common.inputfile import read_input
+from fmtcheck.common.errors import InputError, LimitExceeded
+from fmtcheck.common.result import Divergence, Report, Result, jsonable
 
 DEFAULT_BUFSIZE = 131072  # what cat(1) asks for
 MAX_BUFSIZE = 1 << 30  # os.read() allocates N bytes up front
@@ -61,7 +61,7 @@ class RecordSource:
 
 def parse_records(text: str) -> list:
     """``--records`` text -> RecordSpec list; bad syntax is an InputError naming the term."""
-    from .kernel.seq_read import RecordSpec
+    from fmtcheck.kernel.seq_read import RecordSpec
 
     specs: list = []
     total = 0
@@ -113,20 +113,14 @@ def split_records(data: bytes, mode: str) -> list[bytes]:
     return records
 
 
-def _grammar_split(data: bytes, name: str | None, source: str) -> tuple[list[bytes], str] | None:
-    """Records as the grammar module cuts them, when it exists and knows this file's unit.
+def _grammar_split(data: bytes, name: str | None, source: str, splitter) -> tuple[list[bytes], str] | None:
+    """Records as the layout front end cuts them, when it gives a splitter and knows this file's unit.
 
-    The hook it is asked for: ``fmtcheck.grammar.split_records(data, name=None, path=None)``
-    returning ``(records, unit_description)`` (or just the records), or None when it does not
-    know the file. Anything else means "not available" and the capture is split by lines.
+    The reads front end does not import the layout front end (they are independent layers): the
+    command line passes ``splitter(data, name=None, path=None)`` in, returning
+    ``(records, unit_description)`` (or just the records), or None when it does not know the file.
+    Anything else means "not available" and the capture is split by lines.
     """
-    try:
-        from . import grammar
-    except ImportError:
-        if name:
-            raise InputError("--grammar", "grammars are not available (fmtcheck.grammar is missing)") from None
-        return None
-    splitter = getattr(grammar, "split_records", None)
     if splitter is None:
         if name:
             raise InputError("--grammar", "the grammars do not give record units yet")
@@ -144,14 +138,15 @@ def _grammar_split(data: bytes, name: str | None, source: str) -> tuple[list[byt
     return [bytes(r) for r in records], unit
 
 
-def records_from_capture(data: bytes, source: str, split: str | None, grammar_name: str | None) -> RecordSource:
+def records_from_capture(data: bytes, source: str, split: str | None, grammar_name: str | None,
+                         splitter=None) -> RecordSource:
     """Records of captured bytes: --split if given, else the grammar's unit, else lines."""
-    from .kernel.seq_read import records_from_chunks
+    from fmtcheck.kernel.seq_read import records_from_chunks
 
     if split:
         chunks = split_records(data, split)
         return RecordSource(records_from_chunks(chunks), source, f"records split by --split {split}", True, data)
-    by_grammar = _grammar_split(data, grammar_name, source)
+    by_grammar = _grammar_split(data, grammar_name, source, splitter)
     if by_grammar is not None:
         chunks, unit = by_grammar
         return RecordSource(records_from_chunks(chunks), source, f"records cut by grammar ({unit})", True, data)
@@ -198,7 +193,7 @@ class BehaviourRun:
 
 def run_behaviour(records: Sequence, bufsize: int, behaviour: str) -> BehaviourRun:
     """Read RECORDS with read(BUFSIZE) until EOF under BEHAVIOUR, counting what it cost."""
-    from .kernel.seq_read import SeqFileReader, expected_stream, read_all
+    from fmtcheck.kernel.seq_read import SeqFileReader, expected_stream, read_all
 
     reader = SeqFileReader(records, behaviour)
     chunks = read_all(reader, [bufsize])
@@ -214,7 +209,7 @@ def run_behaviour(records: Sequence, bufsize: int, behaviour: str) -> BehaviourR
 
 def model_result(src: RecordSource, bufsize: int) -> tuple[Result, list[BehaviourRun]]:
     """Read sizes for both behaviours at one buffer size; divergent if a stream differs."""
-    from .kernel.seq_read import BEHAVIOURS, expected_stream
+    from fmtcheck.kernel.seq_read import BEHAVIOURS, expected_stream
 
     runs = [run_behaviour(src.records, bufsize, b) for b in BEHAVIOURS]
     total = len(expected_stream(src.records))
@@ -243,7 +238,7 @@ def model_result(src: RecordSource, bufsize: int) -> tuple[Result, list[Behaviou
 def check_results(src: RecordSource, bufsizes: Sequence[int], seed: int, max_examples: int) -> list[Result]:
     """Stream property per behaviour: these records read in several patterns, then a Hypothesis
     search over record lengths around S-1/S/S+1, empty and skipped records, and N from 1 to 256 KiB."""
-    from .kernel.seq_read import BEHAVIOURS
+    from fmtcheck.kernel.seq_read import BEHAVIOURS
 
     return [_check_one(src, bufsizes, b, seed, max_examples) for b in BEHAVIOURS]
 
@@ -260,7 +255,7 @@ def _patterns(bufsizes: Sequence[int], total: int) -> list[tuple[list[int], tupl
 
 
 def _check_one(src: RecordSource, bufsizes: Sequence[int], behaviour: str, seed: int, max_examples: int) -> Result:
-    from .kernel.seq_read import check_stream, expected_stream, find_stream_counterexample
+    from fmtcheck.kernel.seq_read import check_stream, expected_stream, find_stream_counterexample
 
     total = len(expected_stream(src.records))
     cases = 0
@@ -376,7 +371,7 @@ class LiveVerdict:
 
 def classify_live(src: RecordSource, observed: list[int], bufsize: int) -> LiveVerdict:
     """Compare observed read() sizes with the model's kernel and fill predictions."""
-    from .kernel.seq_read import fill_prediction, read_sizes
+    from fmtcheck.kernel.seq_read import fill_prediction, read_sizes
 
     fill = fill_prediction(len(src.data), bufsize)
     kernel = read_sizes(src.records, bufsize, "kernel")
@@ -446,10 +441,10 @@ def _short_reads_end_lines(data: bytes, observed: list[int], bufsize: int) -> bo
     return True
 
 
-def live_result(path: str, bufsize: int, split: str | None, grammar_name: str | None) -> tuple[Result, RecordSource, LiveVerdict, list[int]]:
+def live_result(path: str, bufsize: int, split: str | None, grammar_name: str | None, splitter=None) -> tuple[Result, RecordSource, LiveVerdict, list[int]]:
     """Read PATH live with one buffer size and say which behaviour it shows."""
     data, observed = live_read(path, bufsize)
-    src = records_from_capture(data, path, split, grammar_name)
+    src = records_from_capture(data, path, split, grammar_name, splitter)
     verdict = classify_live(src, observed, bufsize)
     result = Result(
         subject=f"{path} read({bufsize})",
@@ -501,7 +496,7 @@ def show_sizes(sizes: Sequence[int], limit: int = 12) -> str:
 
 
 def _model_text(src: RecordSource, runs_by_n: list[tuple[int, list[BehaviourRun]]]) -> list[str]:
-    from .kernel.seq_read import expected_stream
+    from fmtcheck.kernel.seq_read import expected_stream
 
     total = len(expected_stream(src.records))
     lines = [f"{src.label}: {len(src.records)} records, {total} bytes; {src.unit}; buffer starts at {PAGE_SIZE} bytes"]
@@ -522,7 +517,7 @@ def _model_text(src: RecordSource, runs_by_n: list[tuple[int, list[BehaviourRun]
 
 
 def _check_text(results: Sequence[Result]) -> list[str]:
-    from .report import format_divergence
+    from fmtcheck.report import format_divergence
 
     lines = []
     for r in results:
@@ -577,7 +572,7 @@ def reads_command(args: argparse.Namespace) -> int:
 
 
 def _model_source(args: argparse.Namespace) -> RecordSource:
-    from .kernel.seq_read import records_from_specs
+    from fmtcheck.kernel.seq_read import records_from_specs
 
     if args.records:
         specs = parse_records(args.records)
@@ -585,7 +580,7 @@ def _model_source(args: argparse.Namespace) -> RecordSource:
     data = read_capture(args.source)
     if len(data) > MAX_TOTAL_BYTES:
         raise InputError(args.source, f"larger than {MAX_TOTAL_BYTES} bytes")
-    return records_from_capture(data, args.source, args.split, args.grammar)
+    return records_from_capture(data, args.source, args.split, args.grammar, getattr(args, "record_splitter", None))
 
 
 def _model_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
@@ -607,7 +602,7 @@ def _model_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
 
 def _refuse_too_many_reads(src: RecordSource, bufsizes: Sequence[int]) -> None:
     """Modelling millions of read() calls takes minutes; say so instead."""
-    from .kernel.seq_read import expected_stream
+    from fmtcheck.kernel.seq_read import expected_stream
 
     total = len(expected_stream(src.records))
     for n in bufsizes:
@@ -619,7 +614,7 @@ def _live_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
     report = Report(command="reads")
     rows = []
     for n in bufsizes:
-        result, src, verdict, observed = live_result(args.source, n, args.split, args.grammar)
+        result, src, verdict, observed = live_result(args.source, n, args.split, args.grammar, getattr(args, "record_splitter", None))
         report.results.append(result)
         rows.append((n, src, verdict, observed))
     overall = overall_behaviour([v.behaviour for _, _, v, _ in rows])
@@ -643,7 +638,7 @@ def _emit(
         data.update(jsonable(extra or {}))
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        from .report import summary_line
+        from fmtcheck.report import summary_line
 
         sys.stdout.write("\n".join(lines + ([summary_line(report)] if summary else [])) + "\n")
     return report.exit_code()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .kernel import vsprintf
+from fmtcheck.kernel import vsprintf
 
 LLONG_MIN = -(1 << 63)
 
@@ -73,7 +73,7 @@ def tree_keys(tree: tuple) -> set[str]:
 
 
 def compile_tree(tree: tuple) -> Callable[[dict], int]:
-    """An expression tree (see fmtcheck.symbolic) as a closure over the input values."""
+    """An expression tree (see fmtcheck.c.symbolic) as a closure over the input values."""
     kind = tree[0]
     if kind == "k":
         value = tree[1]

@@ -1,6 +1,6 @@
 """`fmtcheck check`: is a captured /proc file exactly what its layout prints for the values in it?
 
-The capture is matched against its grammar (fmtcheck.grammar) as a PEG: lines in order, repeated
+The capture is matched against its grammar (fmtcheck.layout.grammar) as a PEG: lines in order, repeated
 records greedily, choices in order, and kernel-version variants narrowed by the first records (a
 variant that stops matching is a divergence, since one kernel prints one layout). Each grammar line
 is a width-exact regex, so "the line matches" means "rendering the values it holds gives these very
@@ -39,8 +39,8 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from .errors import InputError
-from .grammar import (
+from fmtcheck.common.errors import InputError
+from fmtcheck.layout.grammar import (
     Choice,
     Compiled,
     Field,
@@ -62,8 +62,8 @@ from .grammar import (
     run_checks,
     walk_items,
 )
-from .options import Options
-from .result import Divergence, Report, Result
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Divergence, Report, Result
 
 CHUNK = 8 << 20  # bytes read at a time
 MARGIN = 64 << 10  # bytes kept beyond the current line (a field such as comm may hold '\n')

@@ -18,18 +18,18 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import cfront
-from .compare import Outcome, describe, line_labels
-from .errors import FmtcheckError, Inconclusive, InputError
-from .fastpath import Fallback, compile_trace
-from .inputfile import read_input
-from .inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
+from fmtcheck.c import cfront
+from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError
+from fmtcheck.engine.fastpath import Fallback, compile_trace
+from fmtcheck.common.inputfile import read_input
+from fmtcheck.engine.inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
                      small_value, sweep)
-from .interp import CSeqFile, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
-from .options import Options
-from .outputs import ConcreteOutput, TraceOutput
-from .result import Divergence, Report, Result
-from .symbolic import NotProvable
+from fmtcheck.c.interp import CSeqFile, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
+from fmtcheck.common.options import Options
+from fmtcheck.c.outputs import ConcreteOutput, TraceOutput
+from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.c.symbolic import NotProvable
 
 MAX_INPUT_KEYS = 512
 MAX_REPORTED_LINES = 12
@@ -53,7 +53,7 @@ def verify_files(old_path: str | None, new_path: str, options: Options) -> Repor
     """`fmtcheck verify OLD NEW` (or `--grammar NAME NEW`)."""
     new = read_source(new_path)
     if options.grammar:
-        from .grammar_ref import grammar_reference_source
+        from fmtcheck.layout.reference import grammar_reference_source
 
         old = grammar_reference_source(options.grammar, new, options)
         return verify_sources(old, new, options, old_label=f"grammar:{options.grammar}", new_label=new_path)
@@ -131,7 +131,7 @@ def entry_points(unit: cfront.Unit) -> list[str]:
 
 
 def _writes_output(unit: cfront.Unit, name: str, seen: set[str]) -> bool:
-    from .interp import PRIMITIVES
+    from fmtcheck.c.interp import PRIMITIVES
 
     if name in seen:
         return False

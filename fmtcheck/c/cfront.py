@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator
 
-from .errors import InputError
+from fmtcheck.common.errors import InputError
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 MAX_EXPANSION_BYTES = 1024 * 1024

@@ -1,7 +1,7 @@
 """Run real /proc consumers on the old and the new rendering, and say what each one reads.
 
 A byte difference matters to the degree that programs reading the file see different values, or
-fail. So instead of arguing from the bytes (`fmtcheck.severity` does that), this module feeds both
+fail. So instead of arguing from the bytes (`fmtcheck.engine.severity` does that), this module feeds both
 renderings to the parsers that consumers.md names and compares what they return:
 
 * jc: the file's own parser (`jc.parse('proc_net_dev', ...)`) and jc's auto-detection
@@ -465,11 +465,11 @@ def _psutil_consumer(name: str, old: bytes, new: bytes) -> ConsumerOutcome:
 
 
 def _run_psutil_probe(calls: Iterable[str], roots: list[Path]) -> dict[str, Any]:
-    """Run the probe (`python -m fmtcheck.consumers psutil-probe ...`) in a fresh interpreter."""
+    """Run the probe (`python -m fmtcheck.impact.consumers psutil-probe ...`) in a fresh interpreter."""
     package_parent = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    argv = [sys.executable, "-m", "fmtcheck.consumers", "psutil-probe", ",".join(calls), *map(str, roots)]
+    argv = [sys.executable, "-m", "fmtcheck.impact.consumers", "psutil-probe", ",".join(calls), *map(str, roots)]
     proc = subprocess.run(argv, capture_output=True, env=env, timeout=_SUBPROCESS_TIMEOUT, check=False)
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
@@ -715,9 +715,9 @@ def format_matrix(outcomes: Iterable[ConsumerOutcome]) -> list[str]:
 
 
 def _main(argv: list[str]) -> int:
-    """`python -m fmtcheck.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT` (used internally)."""
+    """`python -m fmtcheck.impact.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT` (used internally)."""
     if len(argv) != 4 or argv[0] != "psutil-probe":
-        sys.stderr.write("usage: python -m fmtcheck.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT\n")
+        sys.stderr.write("usage: python -m fmtcheck.impact.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT\n")
         return 2
     result = _psutil_probe_main(argv[1].split(","), argv[2:])
     sys.stdout.write(json.dumps(result))

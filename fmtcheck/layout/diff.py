@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .capture import (
+from fmtcheck.layout.capture import (
     classify,
     first_difference,
     grammar_for,
@@ -27,10 +27,10 @@ from .capture import (
     open_capture,
     read_head,
 )
-from .errors import InputError
-from .grammar import detect_grammar
-from .options import Options
-from .result import Divergence, Report, Result
+from fmtcheck.common.errors import InputError
+from fmtcheck.layout.grammar import detect_grammar
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Divergence, Report, Result
 
 MAX_KEYS_SHOWN = 5
 

@@ -53,10 +53,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from .errors import Inconclusive, InputError
-from .options import Options
-from .patchfile import FileDiff, Hunk, HunkLine, Patch, label_patches, read_patches
-from .result import Report, Result
+from fmtcheck.common.errors import Inconclusive, InputError
+from fmtcheck.common.options import Options
+from fmtcheck.patch.patchfile import FileDiff, Hunk, HunkLine, Patch, label_patches, read_patches
+from fmtcheck.common.result import Report, Result
 
 GAP_MARKER = b"/* fmtcheck: hunk gap */"
 MAX_DEFINITIONS_PER_SOURCE = 400
@@ -1457,7 +1457,7 @@ def judge_plan(plan: PatchPlan, options: Options, several_files: bool = False) -
 
 def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
     """One function through the engine; engine errors become an inconclusive result, not a crash."""
-    from .engine import compare_functions
+    from fmtcheck.engine.verdict import compare_functions
 
     try:
         result = compare_functions(old_src, new_src, candidate.name, options, subject)

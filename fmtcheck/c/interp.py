@@ -5,7 +5,7 @@ per input vector: this is what lets the engine render tens of thousands of input
 through both sides. The closures implement C integer semantics (8/16/32/64-bit, signed and
 unsigned, the usual arithmetic conversions, wraparound, shifts), local arrays and string literals
 as bytes, `sizeof`, control flow with a step bound, helpers defined in the input, and calls to the
-seq_file primitives, which go to an output object (`fmtcheck.outputs`).
+seq_file primitives, which go to an output object (`fmtcheck.c.outputs`).
 
 What the code does not define is an input shared by both sides:
 - a free variable or struct member path (`stats->rx_bytes`, `mss.pss`) is an input keyed by its
@@ -16,7 +16,7 @@ What the code does not define is an input shared by both sides:
 - an undefined upper-case constant comes from `fmtcheck.kernel.constants` or is an input;
 - a `for_each_*` loop runs an input-chosen number of times.
 
-The same closures run on `fmtcheck.symbolic.Sym` values in proof mode.
+The same closures run on `fmtcheck.c.symbolic.Sym` values in proof mode.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import cfront
-from .errors import Inconclusive, InputError, LimitExceeded
-from .kernel import constants
-from .symbolic import NotProvable, Sym, wrap as sym_wrap
+from fmtcheck.c import cfront
+from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
+from fmtcheck.kernel import constants
+from fmtcheck.c.symbolic import NotProvable, Sym, wrap as sym_wrap
 
 MAX_STEPS = 200_000
 MAX_CALL_DEPTH = 48
@@ -1351,7 +1351,7 @@ class Program:
         if name in self.unit.functions:
             return self._call_defined(name, args, node, scope, text)
         if name in PRIMITIVES:
-            from .outputs import compile_primitive
+            from fmtcheck.c.outputs import compile_primitive
 
             return compile_primitive(self, name, args, node, scope, text)
         builtin = getattr(self, "_builtin_" + name, None)
@@ -1422,7 +1422,7 @@ class Program:
     def _builtin_num_to_str(self, args, node, scope, text):
         """num_to_str(buf, size, n[, width]) as lib/vsprintf.c has it (an input's own C body for
         num_to_str is found first, in `call`)."""
-        from .kernel.seq_file import num_to_str
+        from fmtcheck.kernel.seq_file import num_to_str
 
         if len(args) not in (3, 4):
             raise self.unsupported(node, "num_to_str takes 3 or 4 arguments")
@@ -1869,7 +1869,7 @@ def _guess_domain(text: str) -> str:
 
 def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
     """Pre-pass: how each free path is used as an argument of a primitive decides its type."""
-    from .outputs import argument_kinds
+    from fmtcheck.c.outputs import argument_kinds
 
     for fn in unit.functions.values():
         for node in cfront.walk(fn):

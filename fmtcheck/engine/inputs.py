@@ -18,8 +18,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Iterator
 
-from .interp import conv
-from .symbolic import NotProvable, Sym
+from fmtcheck.c.interp import conv
+from fmtcheck.c.symbolic import NotProvable, Sym
 
 MAX_LOOP = 3
 STRING_BOUNDS = {"ifname": (1, 15), "comm": (0, 15), "text": (0, 24)}
@@ -146,7 +146,7 @@ class SymbolicInputs:
         return Sym.input(key, t[1], t[2])
 
     def str_input(self, key: str, domain: str):
-        from .outputs import SymStr
+        from fmtcheck.c.outputs import SymStr
 
         return SymStr(key, domain)
 

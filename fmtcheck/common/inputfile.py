@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import InputError
+from fmtcheck.common.errors import InputError
 
 
 def read_input(path: str, limit: int, kind: str = "input file") -> bytes:

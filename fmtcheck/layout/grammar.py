@@ -51,7 +51,7 @@ from typing import Any, Iterator, Union
 
 import pyparsing as pp
 
-from .errors import InputError
+from fmtcheck.common.errors import InputError
 
 # --------------------------------------------------------------------------------------------------
 # Domains
@@ -574,7 +574,7 @@ def _default_domain(spec: Printf | Prim) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _parse_directive(directive: bytes):
-    from .kernel.vsprintf import Directive, parse_format
+    from fmtcheck.kernel.vsprintf import Directive, parse_format
 
     parsed = [p for p in parse_format(directive) if not isinstance(p, bytes)]
     if len(parsed) != 1 or not isinstance(parsed[0], Directive):
@@ -855,8 +855,8 @@ def _pick_alt(alt: Alt, ctx: _RenderCtx):
 
 def render_field(f: Field, value, params: dict | None = None) -> bytes:
     """One field as the kernel prints it: a printf directive or a seq_file primitive."""
-    from .kernel.seq_file import SeqFile
-    from .kernel.vsprintf import format_directive
+    from fmtcheck.kernel.seq_file import SeqFile
+    from fmtcheck.kernel.vsprintf import format_directive
 
     spec = f.spec
     if isinstance(spec, Prim):
@@ -1637,7 +1637,7 @@ def _grammar_summary(g: Grammar) -> dict:
 
 def grammars_command(name: str | None, fmt: str = "text") -> int:
     """List the grammars, or show one with an annotated example rendering. Returns the exit code."""
-    from .report import visible
+    from fmtcheck.report import visible
 
     if name is None:
         grammars = all_grammars()
