@@ -40,7 +40,7 @@ from fmtcheck.engine.verdict import Runner, _side, pair_functions, verify_source
 from fmtcheck.common.errors import FmtcheckError, Inconclusive  # noqa: E402
 from fmtcheck.engine.inputs import (IFNAME_BYTES, MAX_LOOP, STRING_BOUNDS, VectorInputs,  # noqa: E402
                              boundary_values, string_of_length, type_range)
-from fmtcheck.c.interp import InputSpace, collect_hints  # noqa: E402
+from fmtcheck.c.hints import InputSpace, collect_hints  # noqa: E402
 from fmtcheck.common.options import Options  # noqa: E402
 
 SEEDS_DIR = Path("/work/shared/seeds")

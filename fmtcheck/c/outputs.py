@@ -16,10 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from fmtcheck.c.arith import as_int
+from fmtcheck.c.literals import unescape
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.symbolic import wrap as sym_wrap
+from fmtcheck.c.types import conv
+from fmtcheck.c.values import Expr, Free, Mem, Ptr, SeqHandle
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
+from fmtcheck.kernel.constants import STRING_MACROS
 from fmtcheck.kernel.seq_file import SeqFile
-from fmtcheck.c.symbolic import NotProvable, Sym, wrap as sym_wrap
 
 U64 = ("int", 64, False)
 S64 = ("int", 64, True)
@@ -59,13 +65,11 @@ class SymStr:
 
 def literal_bytes(node) -> bytes | None:
     """The bytes of a string literal node (adjacent literals joined), or None."""
-    from fmtcheck.c.interp import _unescape
-    from fmtcheck.kernel.constants import STRING_MACROS
 
     if node.type == "string_literal":
         if node.text[:1] in (b"L", b"u", b"U"):
             return None
-        return _unescape(b"".join(c.text for c in node.children if c.type in ("string_content", "escape_sequence")))
+        return unescape(b"".join(c.text for c in node.children if c.type in ("string_content", "escape_sequence")))
     if node.type == "concatenated_string":
         parts = []
         for c in node.named_children:
@@ -140,7 +144,6 @@ def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
 
 def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str):
     """An Expr whose closure performs the primitive on ctx.out."""
-    from fmtcheck.c.interp import Expr
 
     if name == "seq_vprintf":
         raise prog.unsupported(node, "seq_vprintf with a va_list is not modelled")
@@ -155,7 +158,6 @@ def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str)
         body = _compile_call(prog, name, args[1:], node, scope)
 
     def primitive(f) -> Any:
-        from fmtcheck.c.interp import SeqHandle
 
         if not isinstance(seqfn(f), SeqHandle):
             raise Inconclusive(where, f"{name} writes to a seq_file other than the one being shown")
@@ -167,7 +169,6 @@ def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str)
 
 def _arg_getter(prog, node, kind, scope) -> Callable:
     """A closure computing one argument converted to what the primitive receives."""
-    from fmtcheck.c.interp import Free, Mem, Ptr, _as_int, conv
 
     e = prog.expr(node, scope)
     fn = e.fn
@@ -177,7 +178,7 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         src = e.type if e.type[0] == "int" else (prog.space.hint(text) or kind)
 
         def get_int(f) -> Any:
-            return conv(_as_int(fn(f), f, src, text), kind)
+            return conv(as_int(fn(f), f, src, text), kind)
 
         return get_int
     domain = prog.space.str_domain(text)
@@ -208,7 +209,6 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
 def _pointer_value(v: Any, where: str, text: str) -> Any:
     """What %p prints from: a pointer the code did not make (its key), or a plain number. The
     address of a local object differs from run to run in the kernel, so no model can say it."""
-    from fmtcheck.c.interp import Free
 
     if type(v) is int or isinstance(v, Free) or v is None:
         return v
@@ -234,7 +234,6 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
             n = get_len(f)
             if isinstance(n, Sym):
                 raise NotProvable("seq_write length depends on an input")
-            from fmtcheck.c.interp import Free, Ptr
 
             if isinstance(p, Ptr):
                 f.ctx.out.call("seq_write", (p.read(n),), resolve_field(field, f.ctx), where)
@@ -250,7 +249,6 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
         get_ptr, get_len, get_flags, get_esc = getters
 
         def escape_mem(f) -> None:
-            from fmtcheck.c.interp import Ptr
 
             p = get_ptr(f)
             n = get_len(f)
@@ -303,7 +301,6 @@ def _field_name(args: list, sig: tuple) -> str | None:
 def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
     fmt = literal_bytes(args[1]) if len(args) > 1 else None
     if fmt is None and len(args) > 1 and args[1].type == "concatenated_string":
-        from fmtcheck.kernel.constants import STRING_MACROS
 
         unknown = [c.text.decode("latin-1") for c in args[1].named_children
                    if c.type == "identifier" and c.text.decode("latin-1") not in STRING_MACROS]

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fmtcheck.c.outputs import ConcreteOutput
-from fmtcheck.engine.severity import classify_lines, classify_outputs
 from fmtcheck.common.result import Divergence
-
+from fmtcheck.engine.severity import classify_lines, classify_outputs
 
 
 @dataclass

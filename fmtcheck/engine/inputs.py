@@ -18,8 +18,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Iterator
 
-from fmtcheck.c.interp import conv
 from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import conv
 
 MAX_LOOP = 3
 STRING_BOUNDS = {"ifname": (1, 15), "comm": (0, 15), "text": (0, 24)}

@@ -19,17 +19,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from fmtcheck.c import cfront
-from fmtcheck.engine.compare import Outcome, describe, line_labels
-from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError
-from fmtcheck.engine.fastpath import Fallback, compile_trace
-from fmtcheck.common.inputfile import read_input
-from fmtcheck.engine.inputs import (HypothesisInputs, SymbolicInputs, VectorInputs, classes_covered, default_string,
-                     small_value, sweep)
-from fmtcheck.c.interp import CSeqFile, Context, Free, InputSpace, Program, UndefinedBehaviour, collect_hints
-from fmtcheck.common.options import Options
+from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.c.outputs import ConcreteOutput, TraceOutput
-from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.c.program import Program
 from fmtcheck.c.symbolic import NotProvable
+from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
+from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError
+from fmtcheck.common.inputfile import read_input
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.engine.fastpath import Fallback, compile_trace
+from fmtcheck.engine.inputs import (
+    HypothesisInputs,
+    SymbolicInputs,
+    VectorInputs,
+    classes_covered,
+    default_string,
+    small_value,
+    sweep,
+)
 
 MAX_INPUT_KEYS = 512
 MAX_REPORTED_LINES = 12
@@ -131,7 +140,7 @@ def entry_points(unit: cfront.Unit) -> list[str]:
 
 
 def _writes_output(unit: cfront.Unit, name: str, seen: set[str]) -> bool:
-    from fmtcheck.c.interp import PRIMITIVES
+    from fmtcheck.kernel.primitives import PRIMITIVES
 
     if name in seen:
         return False

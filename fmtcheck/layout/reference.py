@@ -20,7 +20,14 @@ from fmtcheck.common.options import Options
 def grammar_reference_source(name: str, new_src: bytes, options: Options) -> bytes:
     """C text of the reference side built from grammar `name` for the function in `new_src`."""
     from fmtcheck.engine.verdict import entry_points
-    from fmtcheck.layout.grammar import Field, Lit, Printf, Prim, line_fields, load_grammar
+    from fmtcheck.layout.grammar import (
+        Field,
+        Lit,
+        Prim,
+        Printf,
+        line_fields,
+        load_grammar,
+    )
 
     grammar_name, _, line_name = name.partition(":")
     grammar = load_grammar(grammar_name)
@@ -66,10 +73,10 @@ def _entry(unit: cfront.Unit, wanted: str | None, entries: list[str]) -> str:
 
 def printed_values(unit: cfront.Unit, function: str) -> list[str]:
     """The expressions whose values the function prints, in output order (one discovery run)."""
-    from fmtcheck.engine.verdict import Runner, _side
-    from fmtcheck.engine.inputs import VectorInputs
-    from fmtcheck.c.interp import InputSpace, collect_hints
+    from fmtcheck.c.hints import InputSpace, collect_hints
     from fmtcheck.c.outputs import ConcreteOutput
+    from fmtcheck.engine.inputs import VectorInputs
+    from fmtcheck.engine.verdict import Runner, _side
 
     space = InputSpace()
     collect_hints(unit, space)

@@ -562,7 +562,7 @@ def parse_block(block: _Block, source: str) -> list[FileDiff]:
     try:
         patch_set = unidiff.PatchSet(text)
     except unidiff.UnidiffParseError as err:
-        raise InputError(f"{source}:{block.lines[0][0]}", f"malformed patch: {err}") from None
+        raise InputError(f"{source}:{block.lines[0][0]}", f"malformed patch: {' '.join(str(err).split())}") from None
     files = []
     for patched in patch_set:
         files.append(_file_diff(patched, block, source))

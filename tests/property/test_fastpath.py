@@ -17,7 +17,7 @@ from fmtcheck.c import cfront
 from fmtcheck.engine.verdict import Runner, _side, pair_functions
 from fmtcheck.engine.fastpath import Fallback
 from fmtcheck.engine.inputs import VectorInputs, int_strategy, str_strategy
-from fmtcheck.c.interp import InputSpace, collect_hints
+from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.c.outputs import ConcreteOutput
 
 PAIRS = sorted(p for p in (FIXTURES / "pairs").iterdir() if p.is_dir()) + [FIXTURES / "example"]

@@ -1,4 +1,4 @@
-"""The interpreter (fmtcheck.c.interp) through verify_sources: C integer semantics, control flow and
+"""The interpreter (fmtcheck.c.program) through verify_sources: C integer semantics, control flow and
 the step bound, sizeof, local arrays, struct member paths, uninterpreted calls (shared inputs, and
 output events when they receive the seq_file), and undefined behaviour.
 

@@ -1,0 +1,231 @@
+"""Compiling calls: functions the input defines, the seq_file primitives, the kernel's library
+(`fmtcheck.kernel.lib`) and uninterpreted calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fmtcheck.c.arith import as_int
+from fmtcheck.c.nodes import typedef_cast
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import FREE, S32, U64, VOID, conv, usual
+from fmtcheck.c.values import (
+    MAX_STEPS,
+    Expr,
+    Frame,
+    Free,
+    LocalStruct,
+    Mem,
+    Ptr,
+    SeqHandle,
+    value_key,
+)
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
+from fmtcheck.kernel.primitives import IDENTITY_CALLS, PRIMITIVES
+from fmtcheck.kernel.seq_file import num_to_str
+
+
+class CallCompiler:
+    """Call compilers of `Program`."""
+
+    # -- calls ----------------------------------------------------------------------------
+    def call(self, node, scope) -> Expr:
+        fnode = node.child_by_field_name("function")
+        args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+        name = fnode.text.decode("latin-1") if fnode.type == "identifier" else None
+        text = node.text.decode("latin-1")
+        cast_to = typedef_cast(fnode)
+        if cast_to is not None and len(args) == 1:
+            return self._cast_to(cast_to, self.expr(args[0], scope), node, text)
+        if name is None:
+            raise self.unsupported(node, "call through a function pointer")
+        if name in self.unit.functions:
+            return self._call_defined(name, args, node, scope, text)
+        if name in PRIMITIVES:
+            from fmtcheck.c.outputs import compile_primitive
+
+            return compile_primitive(self, name, args, node, scope, text)
+        builtin = getattr(self, "_builtin_" + name, None)
+        if builtin is not None:
+            return builtin(args, node, scope, text)
+        if name in IDENTITY_CALLS:
+            if not args:
+                raise self.unsupported(node, f"{name}() without an argument")
+            return self.expr(args[0], scope)
+        if name == "__fc_each":
+            raise self.unsupported(node, f"{self.string_bytes(args[0]).decode('latin-1')} outside a loop head")
+        return self._call_unknown(name, args, node, scope, text)
+
+    def _call_defined(self, name, args, node, scope, text) -> Expr:
+        arg_exprs = [self.expr(a, scope) for a in args]
+        if name not in self.compiled:
+            self.function(name)
+        target = self.compiled[name]
+        params = self.signatures.get(name, [])
+        fns = [a.fn for a in arg_exprs]
+        fnode = self.unit.functions[name]
+        ret = self._declared_type(fnode, fnode.child_by_field_name("declarator"))
+        where = self.where(node)
+        arg_types = [a.type if a.type[0] == "int" else (self.space.hint(a.text) or U64) for a in arg_exprs]
+        texts = [a.text for a in arg_exprs]
+        binding = {p[0]: t for p, t in zip(params, texts)}
+
+        def call_defined(f: Frame) -> Any:
+            values = []
+            for k, fn in enumerate(fns):
+                v = fn(f)
+                if k < len(params) and params[k][1][0] == "int":
+                    v = as_int(v, f, arg_types[k], texts[k])
+                values.append(v)
+            f.ctx.steps += 1
+            if f.ctx.steps > MAX_STEPS:
+                raise LimitExceeded(where, f"step limit reached ({MAX_STEPS} steps)")
+            f.ctx.bindings.append(binding)
+            try:
+                return target(f.ctx, values)
+            finally:
+                f.ctx.bindings.pop()
+
+        return Expr(call_defined, ret, text, node)
+
+    def _call_unknown(self, name, args, node, scope, text) -> Expr:
+        arg_exprs = [self.expr(a, scope) for a in args]
+        fns = [a.fn for a in arg_exprs]
+        types = [a.type for a in arg_exprs]
+        texts = [a.text for a in arg_exprs]
+        hint = self.space.hint(text)
+        where = self.where(node)
+
+        def call_unknown(f: Frame) -> Any:
+            values = [fn(f) for fn in fns]
+            keys = [value_key(v, f, t, tx) for v, t, tx in zip(values, types, texts)]
+            key = f"{name}({', '.join(keys)})"
+            if any(isinstance(v, SeqHandle) for v in values):
+                f.ctx.out.opaque(key, where)
+                return 0
+            if hint is not None and hint[0] == "int":
+                return f.ctx.inputs.int_input(key, hint)
+            return Free(key)
+
+        return Expr(call_unknown, hint or FREE, text, node)
+
+    # builtins the kernel provides and whose meaning is fixed
+    def _builtin_num_to_str(self, args, node, scope, text):
+        """num_to_str(buf, size, n[, width]) as lib/vsprintf.c has it (an input's own C body for
+        num_to_str is found first, in `call`)."""
+
+        if len(args) not in (3, 4):
+            raise self.unsupported(node, "num_to_str takes 3 or 4 arguments")
+        buf, size, n = (self.expr(a, scope) for a in args[:3])
+        width = self.expr(args[3], scope) if len(args) == 4 else None
+        where = self.where(node)
+
+        def call_num_to_str(f: Frame) -> Any:
+            p = buf.fn(f)
+            sz = as_int(size.fn(f), f, S32, size.text)
+            v = conv(as_int(n.fn(f), f, U64, n.text), U64)
+            w = conv(as_int(width.fn(f), f, S32, width.text), S32) if width is not None else 0
+            if isinstance(v, Sym) or isinstance(w, Sym) or isinstance(sz, Sym):
+                raise NotProvable("num_to_str of an input")
+            data = num_to_str(sz, v, w)
+            if isinstance(p, Mem):
+                p = Ptr(p)
+            if not isinstance(p, Ptr) or p.mem.readonly:
+                raise Inconclusive(where, "num_to_str into memory the code does not own")
+            if p.off + len(data) > len(p.mem.data):
+                raise Inconclusive(where, "num_to_str writes past the end of its buffer")
+            p.mem.data[p.off:p.off + len(data)] = data
+            return len(data)
+
+        return Expr(call_num_to_str, S32, text, node)
+
+    def _builtin_ARRAY_SIZE(self, args, node, scope, text):
+        e = self.expr(args[0], scope)
+        if e.type[0] != "array" or e.type[2] is None:
+            raise self.unsupported(node, f"ARRAY_SIZE of '{e.text}' whose size is not known")
+        n = e.type[2]
+        return Expr(lambda f: n, U64, text, node, n)
+
+    def _builtin_strlen(self, args, node, scope, text):
+        e = self.expr(args[0], scope)
+        fn = e.fn
+
+        def strlen(f: Frame) -> Any:
+            v = fn(f)
+            if isinstance(v, Mem):
+                v = Ptr(v)
+            if isinstance(v, Ptr):
+                return len(v.bytes_until_nul())
+            if isinstance(v, Free):
+                return len(f.ctx.inputs.str_input(v.key, self.space.str_domain(e.text)))
+            raise Inconclusive(self.where(node), "strlen of a value that is not a string")
+
+        return Expr(strlen, U64, text, node)
+
+    def _builtin_memset(self, args, node, scope, text):
+        target = self.expr(args[0], scope)
+        value = self.expr(args[1], scope)
+        count = self.expr(args[2], scope)
+
+        def memset(f: Frame) -> Any:
+            p = target.fn(f)
+            if isinstance(p, LocalStruct):
+                p.fields.clear()
+                p.zeroed = as_int(value.fn(f), f, S32, value.text) == 0
+                return p
+            if isinstance(p, Mem):
+                p = Ptr(p)
+            if isinstance(p, Ptr):
+                n = as_int(count.fn(f), f, U64, count.text)
+                b = as_int(value.fn(f), f, S32, value.text) & 0xFF
+                if p.off + n > len(p.mem.data):
+                    raise Inconclusive(self.where(node), "memset past the end of an array")
+                p.mem.data[p.off:p.off + n] = bytes([b]) * n
+                return p
+            raise Inconclusive(self.where(node), "memset of memory the code does not own")
+
+        return Expr(memset, ("ptr", VOID), text, node)
+
+    def _builtin_memcpy(self, args, node, scope, text):
+        dst, src, count = (self.expr(a, scope) for a in args[:3])
+        where = self.where(node)
+
+        def memcpy(f: Frame) -> Any:
+            d, s = dst.fn(f), src.fn(f)
+            n = as_int(count.fn(f), f, U64, count.text)
+            d = Ptr(d) if isinstance(d, Mem) else d
+            s = Ptr(s) if isinstance(s, Mem) else s
+            if isinstance(n, Sym):
+                raise NotProvable("memcpy length depends on an input")
+            if not isinstance(d, Ptr) or not isinstance(s, Ptr) or d.mem.readonly:
+                raise Inconclusive(where, "memcpy between memory the code does not own")
+            data = s.read(n)
+            if d.off + n > len(d.mem.data):
+                raise Inconclusive(where, "memcpy past the end of its destination")
+            d.mem.data[d.off:d.off + n] = data
+            return d
+
+        return Expr(memcpy, ("ptr", VOID), text, node)
+
+    def _minmax(self, args, node, scope, text, pick):
+        exprs = [self.expr(a, scope) for a in args[-2:]]
+        types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
+        t = usual(types[0], types[1])
+        fns = [e.fn for e in exprs]
+
+        def minmax(f: Frame) -> Any:
+            a = conv(as_int(fns[0](f), f, types[0], exprs[0].text), t)
+            b = conv(as_int(fns[1](f), f, types[1], exprs[1].text), t)
+            return pick(a, b)
+
+        return Expr(minmax, t, text, node)
+
+    def _builtin_min(self, args, node, scope, text):
+        return self._minmax(args, node, scope, text, lambda a, b: a if a < b else b)
+
+    def _builtin_max(self, args, node, scope, text):
+        return self._minmax(args, node, scope, text, lambda a, b: a if a > b else b)
+
+    _builtin_min_t = _builtin_min
+    _builtin_max_t = _builtin_max

@@ -1,0 +1,327 @@
+"""Compiling C primary expressions (literals, names, members, subscripts, sizeof, casts, unary and
+pointer operators) to closures.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fmtcheck.c.arith import as_int, truth
+from fmtcheck.c.literals import parse_number, unescape
+from fmtcheck.c.nodes import snip
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import (
+    BASE_TYPES,
+    CHAR,
+    FREE,
+    S32,
+    U64,
+    VOID,
+    conv,
+    int_type,
+    promote,
+    type_size,
+)
+from fmtcheck.c.values import (
+    CSeqFile,
+    Expr,
+    Frame,
+    Free,
+    LocalStruct,
+    Mem,
+    Ptr,
+    SeqHandle,
+)
+from fmtcheck.common.errors import Inconclusive, InputError
+from fmtcheck.kernel import constants
+
+
+class ExpressionCompiler:
+    """Expression compilers of `Program`: one `_expr_<kind>` method per tree-sitter expression kind."""
+
+    # -- expressions ----------------------------------------------------------------------
+    def expr(self, node, scope: dict[str, tuple]) -> Expr:
+        if node is None:
+            raise InputError(self.unit.where, "missing expression")
+        handler = getattr(self, "_expr_" + node.type, None)
+        if handler is None:
+            if node.type == "ERROR":
+                raise InputError(self.where(node), f"C syntax error near '{snip(node)}'")
+            raise self.unsupported(node, f"unsupported expression '{node.type}'")
+        return handler(node, scope)
+
+    def _expr_parenthesized_expression(self, node, scope):
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            raise self.unsupported(node, "unsupported parenthesised expression")
+        return self.expr(inner[0], scope)
+
+    def _expr_number_literal(self, node, scope):
+        text = node.text.decode("latin-1")
+        try:
+            value, t = parse_number(text)
+        except ValueError:
+            raise InputError(self.where(node), f"malformed number literal '{text[:40]}'") from None
+        if value is None:
+            raise self.unsupported(node, f"floating-point literal {text}")
+        return Expr(lambda f: value, t, text, node, value)
+
+    def _expr_char_literal(self, node, scope):
+        data = unescape(node.text[1:-1])
+        value = data[0] if data else 0
+        value = value - 256 if value > 127 else value
+        return Expr(lambda f: value, S32, node.text.decode("latin-1"), node, value)
+
+    def _expr_true(self, node, scope):
+        return Expr(lambda f: 1, S32, "true", node, 1)
+
+    def _expr_false(self, node, scope):
+        return Expr(lambda f: 0, S32, "false", node, 0)
+
+    def _expr_null(self, node, scope):
+        return Expr(lambda f: 0, ("ptr", VOID), "NULL", node, 0)
+
+    def string_bytes(self, node) -> bytes:
+        if node.type == "string_literal":
+            content = b"".join(
+                c.text if c.type in ("string_content", "escape_sequence") else b""
+                for c in node.children
+            )
+            prefix = node.text[:1]
+            if prefix in (b"L", b"u", b"U"):
+                raise self.unsupported(node, "wide string literals are not modelled")
+            return unescape(content)
+        if node.type == "concatenated_string":
+            parts = []
+            for c in node.named_children:
+                if c.type == "string_literal":
+                    parts.append(self.string_bytes(c))
+                elif c.type == "identifier":
+                    parts.append(self._string_constant(c))
+                else:
+                    raise self.unsupported(c, "unsupported piece of a concatenated string")
+            return b"".join(parts)
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self.string_bytes(node.named_children[0])
+        raise self.unsupported(node, "expected a string literal")
+
+    def _string_constant(self, node) -> bytes:
+        name = node.text.decode("latin-1")
+        value = constants.STRING_MACROS.get(name)
+        if value is None:
+            raise self.unsupported(node, f"string macro {name} is not defined in the input")
+        return value
+
+    def _expr_string_literal(self, node, scope):
+        data = self.string_bytes(node)
+        mem = Mem(bytearray(data + b"\x00"), readonly=True)
+        return Expr(lambda f: Ptr(mem), ("array", CHAR, len(data) + 1), node.text.decode("latin-1"), node, data)
+
+    def _expr_identifier(self, node, scope):
+        name = node.text.decode("latin-1")
+        if name in scope:
+            return Expr(lambda f: f.vars[name], scope[name], name, node)
+        if name in self.unmodelled:
+            raise self.unmodelled[name]
+        if name in self.globals:
+            make, t = self.globals[name]
+            cache: list[Any] = []
+
+            def read_global(f: Frame) -> Any:
+                if not cache:
+                    cache.append(make(f))
+                return cache[0]
+
+            return Expr(read_global, t, name, node)
+        if name in ("NULL",):
+            return Expr(lambda f: 0, ("ptr", VOID), name, node, 0)
+        if name in ("true", "false"):
+            v = int(name == "true")
+            return Expr(lambda f: v, S32, name, node, v)
+        if name in constants.INT_CONSTANTS:
+            value, t = constants.INT_CONSTANTS[name]
+            return Expr(lambda f: value, t, name, node, value)
+        if name in self.unit.functions:
+            return Expr(lambda f: Free(name), FREE, name, node)
+        if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            key = name
+            hint = self.space.hint(name) or U64
+            if hint[0] != "int":
+                raise self.unsupported(node, f"macro {name} is not defined in the input")
+            return Expr(lambda f: f.ctx.inputs.int_input(key, hint), hint, name, node)
+        if name in self.seq_names:
+            # a fragment's undeclared seq_file (`m` in a bare statement list)
+            return Expr(lambda f: f.ctx.seq, ("ptr", ("struct", "seq_file")), name, node)
+        # a free variable: the caller's data
+        return Expr(lambda f: Free(name), FREE, name, node)
+
+    def _expr_field_expression(self, node, scope):
+        base = self.expr(node.child_by_field_name("argument"), scope)
+        op = node.child_by_field_name("operator").text.decode()
+        fname = node.child_by_field_name("field").text.decode("latin-1")
+        bfn = base.fn
+        text = node.text.decode("latin-1")
+        where = self.where(node)
+
+        def member(f: Frame) -> Any:
+            obj = bfn(f)
+            if isinstance(obj, Free):
+                return Free(f"{obj.key}{op}{fname}")
+            if isinstance(obj, LocalStruct):
+                if fname in obj.fields:
+                    return obj.fields[fname]
+                if obj.zeroed:
+                    return 0
+                return Free(f"{obj.key}.{fname}")
+            if isinstance(obj, CSeqFile):
+                if fname in obj.fields:
+                    return obj.fields[fname]
+                raise Inconclusive(where, f"seq_file member '{fname}' is not modelled")
+            if isinstance(obj, SeqHandle):
+                if fname == "private":
+                    return Free("m->private")  # the show function's data, an input like any other
+                raise Inconclusive(where, f"direct access to seq_file member '{fname}' is not modelled")
+            raise Inconclusive(where, f"member '{fname}' of a non-struct value")
+
+        hint = self.space.hint(text)
+        return Expr(member, hint or FREE, text, node)
+
+    def _expr_subscript_expression(self, node, scope):
+        base = self.expr(node.child_by_field_name("argument"), scope)
+        index = self.expr(node.child_by_field_name("index"), scope)
+        bfn, ifn = base.fn, index.fn
+        elem = base.type[1] if base.type[0] in ("array", "ptr") else FREE
+        text = node.text.decode("latin-1")
+        where = self.where(node)
+
+        def subscript(f: Frame) -> Any:
+            obj = bfn(f)
+            i = as_int(ifn(f), f, index.type, index.text)
+            if isinstance(i, Sym):
+                raise NotProvable("an index depends on an input")
+            if isinstance(obj, Free):
+                return Free(f"{obj.key}[{i}]")
+            if isinstance(obj, list):
+                if not 0 <= i < len(obj):
+                    raise Inconclusive(where, f"index {i} is outside the table")
+                return obj[i]
+            if isinstance(obj, Mem):
+                obj = Ptr(obj)
+            if isinstance(obj, Ptr):
+                et = obj.mem.elem if elem == FREE else elem
+                size = type_size(et) if et[0] == "int" else 1
+                off = obj.off + i * size
+                if i < 0 and obj.off + i * size < 0 or off + size > len(obj.mem.data) or off < 0:
+                    raise Inconclusive(where, f"index {i} is outside the array")
+                raw = int.from_bytes(obj.mem.data[off:off + size], "little")
+                return conv(raw, et) if et[0] == "int" else raw
+            raise Inconclusive(where, "subscript of a value that is not an array")
+
+        return Expr(subscript, elem if elem != FREE else (self.space.hint(text) or FREE), text, node)
+
+    def _expr_call_expression(self, node, scope):
+        return self.call(node, scope)
+
+    def _expr_sizeof_expression(self, node, scope):
+        tnode = node.child_by_field_name("type")
+        vnode = node.child_by_field_name("value")
+        text = node.text.decode("latin-1")
+        if tnode is not None:
+            t = self._declared_type(tnode, tnode.child_by_field_name("declarator"))
+            size = type_size(t)
+        else:
+            inner = vnode
+            while inner.type == "parenthesized_expression" and inner.named_children:
+                inner = inner.named_children[0]
+            if inner.type in ("string_literal", "concatenated_string"):
+                size = len(self.string_bytes(inner)) + 1
+            elif inner.type == "identifier" and inner.text.decode("latin-1") in BASE_TYPES and inner.text.decode("latin-1") not in scope:
+                size = type_size(BASE_TYPES[inner.text.decode("latin-1")])
+            else:
+                e = self.expr(inner, scope)
+                if e.type[0] == "array" and e.type[2] is not None:
+                    size = type_size(e.type)
+                elif e.type[0] in ("int", "ptr"):
+                    size = type_size(e.type)
+                else:
+                    raise self.unsupported(node, f"sizeof of '{e.text}' whose type is not known")
+        return Expr(lambda f: size, U64, text, node, size)
+
+    def _expr_cast_expression(self, node, scope):
+        tnode = node.child_by_field_name("type")
+        t = self._declared_type(tnode, tnode.child_by_field_name("declarator"))
+        value = self.expr(node.child_by_field_name("value"), scope)
+        return self._cast_to(t, value, node, node.text.decode("latin-1"))
+
+    def _cast_to(self, t: tuple, value: Expr, node, text: str) -> Expr:
+        vfn = value.fn
+        if t[0] == "int":
+            src_t = value.type if value.type[0] == "int" else (self.space.hint(value.text) or U64)
+
+            def cast(f: Frame) -> Any:
+                return conv(as_int(vfn(f), f, src_t, value.text), t)
+
+            const = conv(value.const, t) if isinstance(value.const, int) else None
+            return Expr(cast, t, text, node, const)
+        return Expr(vfn, t if t[0] != "void" else value.type, text, node)
+
+    def _expr_unary_expression(self, node, scope):
+        op = node.child_by_field_name("operator").text.decode()
+        arg = self.expr(node.child_by_field_name("argument"), scope)
+        afn = arg.fn
+        t = promote(int_type(arg.type)) if arg.type[0] == "int" else (promote(self.space.hint(arg.text) or U64))
+        text = node.text.decode("latin-1")
+        src = arg.type if arg.type[0] == "int" else t
+        if op == "!":
+            def lnot(f: Frame) -> Any:
+                v = afn(f)
+                return int(not truth(v, f, src, arg.text))
+            return Expr(lnot, S32, text, node, (int(not arg.const) if isinstance(arg.const, int) else None))
+        if op == "-":
+            def neg(f: Frame) -> Any:
+                return conv(-as_int(afn(f), f, src, arg.text), t)
+            return Expr(neg, t, text, node, conv(-arg.const, t) if isinstance(arg.const, int) else None)
+        if op == "+":
+            return Expr(lambda f: conv(as_int(afn(f), f, src, arg.text), t), t, text, node, arg.const)
+        if op == "~":
+            def inv(f: Frame) -> Any:
+                return conv(~as_int(afn(f), f, src, arg.text), t)
+            return Expr(inv, t, text, node, conv(~arg.const, t) if isinstance(arg.const, int) else None)
+        raise self.unsupported(node, f"unary operator {op}")
+
+    def _expr_pointer_expression(self, node, scope):
+        op = node.child_by_field_name("operator").text.decode()
+        argnode = node.child_by_field_name("argument")
+        arg = self.expr(argnode, scope)
+        afn = arg.fn
+        text = node.text.decode("latin-1")
+        if op == "&":
+            def address(f: Frame) -> Any:
+                v = afn(f)
+                if isinstance(v, Free):
+                    return Free("&" + v.key)
+                if isinstance(v, LocalStruct):
+                    return v
+                if isinstance(v, (Mem, Ptr)):
+                    return v if isinstance(v, Ptr) else Ptr(v)
+                return Free("&" + arg.text)
+            return Expr(address, ("ptr", arg.type), text, node)
+
+        def deref(f: Frame) -> Any:
+            v = afn(f)
+            if isinstance(v, Free):
+                return Free("*" + v.key)
+            if isinstance(v, Ptr):
+                et = v.mem.elem
+                size = type_size(et)
+                raw = int.from_bytes(v.read(size), "little")
+                return conv(raw, et)
+            if isinstance(v, LocalStruct):
+                return v
+            raise Inconclusive(self.where(node), "dereference of a value that is not a pointer")
+
+        elem = arg.type[1] if arg.type[0] in ("ptr", "array") else FREE
+        return Expr(deref, elem, text, node)
+
+    _expr_concatenated_string = _expr_string_literal

@@ -1,0 +1,69 @@
+"""The input space shared by both sides: type hints and string domains gathered from the code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fmtcheck.c import cfront
+from fmtcheck.c.nodes import callee
+from fmtcheck.c.types import CHAR_PTR
+
+
+class InputSpace:
+    """What the two sides agree their inputs are: types inferred from how each path is used."""
+
+    def __init__(self) -> None:
+        self.hints: dict[str, tuple] = {}
+        self.string_domains: dict[str, str] = {}
+
+    def hint(self, text: str) -> tuple | None:
+        return self.hints.get(_norm(text))
+
+    def add_hint(self, text: str, t: tuple) -> None:
+        """The narrowest integer use wins (a `%u` says the value is 32-bit), whichever side it
+        is on, so the verdict does not depend on which side is called 'old'."""
+        key = _norm(text)
+        have = self.hints.get(key)
+        if have is None or (have[0] == "int" and t[0] == "int" and (t[1], t[2]) < (have[1], have[2])):
+            self.hints[key] = t
+
+    def str_domain(self, text: str) -> str:
+        return self.string_domains.get(_norm(text), _guess_domain(text))
+
+    def add_string(self, text: str) -> None:
+        self.string_domains.setdefault(_norm(text), _guess_domain(text))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _guess_domain(text: str) -> str:
+    t = text.lower()
+    if re.search(r"(dev|netdev|ndev)\w*->name$", t) or "ifname" in t:
+        return "ifname"
+    if t.endswith("comm"):
+        return "comm"
+    return "text"
+
+
+def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
+    """Pre-pass: how each free path is used as an argument of a primitive decides its type."""
+    from fmtcheck.c.outputs import argument_kinds
+
+    for fn in unit.functions.values():
+        for node in cfront.walk(fn):
+            if node.type != "call_expression":
+                continue
+            name = callee(node)
+            if name is None:
+                continue
+            args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+            for arg, kind in argument_kinds(name, args, unit):
+                text = arg.text.decode("latin-1")
+                if kind == "str":
+                    space.add_string(text)
+                    space.add_hint(text, CHAR_PTR)
+                elif kind is not None:
+                    space.add_hint(text, kind)

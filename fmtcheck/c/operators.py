@@ -1,0 +1,250 @@
+"""Compiling C operators (binary, logical, conditional, comma, assignment, increment) and lvalues.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fmtcheck.c.arith import as_int, binary, truth
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
+from fmtcheck.c.values import CSeqFile, Expr, Frame, LocalStruct, Mem, Ptr, advance
+from fmtcheck.common.errors import Inconclusive
+
+
+class OperatorCompiler:
+    """Operator and assignment compilers of `Program`."""
+
+    def _expr_binary_expression(self, node, scope):
+        op = node.child_by_field_name("operator").text.decode()
+        left = self.expr(node.child_by_field_name("left"), scope)
+        right = self.expr(node.child_by_field_name("right"), scope)
+        text = node.text.decode("latin-1")
+        if op in ("&&", "||"):
+            return self._logical(op, left, right, node, text)
+        if left.type[0] in ("ptr", "array") and op in ("+", "-") and right.type[0] == "int":
+            return self._pointer_arith(op, left, right, node, text)
+        lt = left.type if left.type[0] == "int" else (self.space.hint(left.text) or U64)
+        rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
+        fn, t = binary(op, left, right, lt, rt, self.line(node), self.where(node))
+        if left.type == FREE and op in ("+", "-"):
+            # a member of unknown type may hold a pointer (m->buf + m->count)
+            return self._maybe_pointer_arith(op, left, right, fn, t, node, text)
+        const = None
+        if isinstance(left.const, int) and isinstance(right.const, int) and not isinstance(left.const, bool):
+            try:
+                const = fn(None)
+            except Exception:  # noqa: BLE001 - e.g. division by zero: leave it to run time
+                const = None
+        if const is not None:
+            return Expr(lambda f: const, t, text, node, const)
+        return Expr(fn, t, text, node)
+
+    def _maybe_pointer_arith(self, op, left, right, int_fn, t, node, text):
+        """`a + b` where a's type is unknown: pointer arithmetic when a holds a pointer at run
+        time (m->buf + m->count), integer arithmetic otherwise."""
+        lfn, rfn = left.fn, right.fn
+        where = self.where(node)
+        sign = 1 if op == "+" else -1
+
+        def arith(f: Frame) -> Any:
+            value = lfn(f)
+            if isinstance(value, (Ptr, Mem)):
+                n = as_int(rfn(f), f, right.type, right.text)
+                return advance(value, sign * n, op, where)
+            return int_fn(f)
+
+        return Expr(arith, FREE, text, node)
+
+    def _pointer_arith(self, op, left, right, node, text):
+        lfn, rfn = left.fn, right.fn
+        elem = left.type[1]
+        sign = 1 if op == "+" else -1
+        where = self.where(node)
+
+        def padd(f: Frame) -> Any:
+            n = as_int(rfn(f), f, right.type, right.text)
+            return advance(lfn(f), sign * n, op, where)
+
+        return Expr(padd, ("ptr", elem), text, node)
+
+    def _logical(self, op, left, right, node, text):
+        lfn, rfn = left.fn, right.fn
+        lt, rt = left.type, right.type
+
+        if op == "&&":
+            def land(f: Frame) -> Any:
+                return int(truth(lfn(f), f, lt, left.text) and truth(rfn(f), f, rt, right.text))
+            return Expr(land, S32, text, node)
+
+        def lor(f: Frame) -> Any:
+            return int(truth(lfn(f), f, lt, left.text) or truth(rfn(f), f, rt, right.text))
+
+        return Expr(lor, S32, text, node)
+
+    def _expr_conditional_expression(self, node, scope):
+        cond = self._cond(node.child_by_field_name("condition"), scope)
+        a = self.expr(node.child_by_field_name("consequence"), scope)
+        b = self.expr(node.child_by_field_name("alternative"), scope)
+        afn, bfn = a.fn, b.fn
+        if a.type[0] == "int" or b.type[0] == "int":
+            at = a.type if a.type[0] == "int" else (self.space.hint(a.text) or U64)
+            bt = b.type if b.type[0] == "int" else (self.space.hint(b.text) or U64)
+            t = usual(at, bt)
+
+            def tern_int(f: Frame) -> Any:
+                if cond(f):
+                    return conv(as_int(afn(f), f, at, a.text), t)
+                return conv(as_int(bfn(f), f, bt, b.text), t)
+
+            return Expr(tern_int, t, node.text.decode("latin-1"), node)
+
+        def tern(f: Frame) -> Any:
+            return afn(f) if cond(f) else bfn(f)
+
+        return Expr(tern, a.type, node.text.decode("latin-1"), node)
+
+    def _expr_comma_expression(self, node, scope):
+        left = self.expr(node.child_by_field_name("left"), scope)
+        right = self.expr(node.child_by_field_name("right"), scope)
+        lfn, rfn = left.fn, right.fn
+
+        def comma(f: Frame) -> Any:
+            lfn(f)
+            return rfn(f)
+
+        return Expr(comma, right.type, node.text.decode("latin-1"), node)
+
+    def lvalue(self, node, scope) -> tuple[tuple, Callable[[Frame, Any], None]]:
+        """(type, setter) for an assignable expression."""
+        while node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        if node.type == "identifier":
+            name = node.text.decode("latin-1")
+            if name not in scope:
+                raise self.unsupported(node, f"assignment to '{name}', which the code does not declare")
+            t = scope[name]
+
+            def set_var(f: Frame, v: Any) -> None:
+                f.vars[name] = v
+
+            return t, set_var
+        if node.type == "field_expression":
+            base = self.expr(node.child_by_field_name("argument"), scope)
+            fname = node.child_by_field_name("field").text.decode("latin-1")
+            bfn = base.fn
+            where = self.where(node)
+
+            def set_field(f: Frame, v: Any) -> None:
+                obj = bfn(f)
+                if isinstance(obj, (LocalStruct, CSeqFile)):
+                    obj.fields[fname] = v
+                    return
+                raise Inconclusive(where, f"assignment to member '{fname}' of data the code does not own")
+
+            return FREE, set_field
+        if node.type in ("subscript_expression", "pointer_expression"):
+            if node.type == "subscript_expression":
+                base = self.expr(node.child_by_field_name("argument"), scope)
+                index = self.expr(node.child_by_field_name("index"), scope)
+            else:
+                base = self.expr(node.child_by_field_name("argument"), scope)
+                index = Expr(lambda f: 0, S32, "0", None, 0)
+            bfn, ifn = base.fn, index.fn
+            elem = base.type[1] if base.type[0] in ("array", "ptr") else CHAR
+            where = self.where(node)
+
+            def set_elem(f: Frame, v: Any) -> None:
+                obj = bfn(f)
+                if isinstance(obj, Mem):
+                    obj = Ptr(obj)
+                if not isinstance(obj, Ptr):
+                    raise Inconclusive(where, "store through a pointer the code does not own")
+                i = as_int(ifn(f), f, index.type, index.text)
+                if isinstance(i, Sym) or isinstance(v, Sym):
+                    raise NotProvable("a store depends on an input")
+                et = obj.mem.elem
+                size = type_size(et) if et[0] == "int" else 1
+                off = obj.off + i * size
+                if obj.mem.readonly:
+                    raise Inconclusive(where, "store into a string literal")
+                if off < 0 or off + size > len(obj.mem.data):
+                    raise Inconclusive(where, f"store at index {i} outside the array")
+                val = as_int(v, f, et, "") & ((1 << (8 * size)) - 1)
+                obj.mem.data[off:off + size] = val.to_bytes(size, "little")
+
+            return elem, set_elem
+        raise self.unsupported(node, f"assignment to {node.type}")
+
+    def _expr_assignment_expression(self, node, scope):
+        op = node.child_by_field_name("operator").text.decode()
+        lnode = node.child_by_field_name("left")
+        right = self.expr(node.child_by_field_name("right"), scope)
+        t, setter = self.lvalue(lnode, scope)
+        rfn = right.fn
+        text = node.text.decode("latin-1")
+        if op == "=":
+            if t[0] == "int":
+                rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
+
+                def assign_int(f: Frame) -> Any:
+                    v = conv(as_int(rfn(f), f, rt, right.text), t)
+                    setter(f, v)
+                    return v
+
+                return Expr(assign_int, t, text, node)
+
+            def assign(f: Frame) -> Any:
+                v = rfn(f)
+                setter(f, v)
+                return v
+
+            return Expr(assign, t, text, node)
+        binop = op[:-1]
+        current = self.expr(lnode, scope)
+        lt = t if t[0] == "int" else U64
+        if current.type[0] in ("ptr", "array") and binop in ("+", "-"):
+            combined = self._pointer_arith(binop, current, right, node, text)
+            cfn = combined.fn
+        else:
+            rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
+            cfn, _ = binary(binop, current, right, lt, rt, self.line(node), self.where(node))
+
+        def compound(f: Frame) -> Any:
+            v = cfn(f)
+            if t[0] == "int":
+                v = conv(v, t)
+            setter(f, v)
+            return v
+
+        return Expr(compound, t, text, node)
+
+    def _expr_update_expression(self, node, scope):
+        op = node.child_by_field_name("operator").text.decode()
+        arg_node = node.child_by_field_name("argument")
+        current = self.expr(arg_node, scope)
+        t, setter = self.lvalue(arg_node, scope)
+        cfn = current.fn
+        prefix = node.children[0].type in ("++", "--")
+        delta = 1 if op == "++" else -1
+        it = t if t[0] == "int" else None
+
+        def update(f: Frame) -> Any:
+            old = cfn(f)
+            if isinstance(old, Ptr):
+                new: Any = Ptr(old.mem, old.off + delta * (type_size(old.mem.elem) if old.mem.elem[0] == "int" else 1))
+            else:
+                new = conv(as_int(old, f, it or U64, current.text) + delta, it or U64)
+            setter(f, new)
+            return new if prefix else old
+
+        return Expr(update, t, node.text.decode("latin-1"), node)
+
+    def _expr_initializer_list(self, node, scope):
+        raise self.unsupported(node, "initializer list outside a declaration")
+
+    def _expr_compound_literal_expression(self, node, scope):
+        raise self.unsupported(node, "compound literal")
+
+    def _expr_gnu_asm_expression(self, node, scope):
+        raise self.unsupported(node, "inline assembly")

@@ -1,0 +1,261 @@
+"""The compiled program of one side: tree-sitter C compiled to Python closures.
+
+Each function body is compiled once into nested closures, then run many times, once per input
+vector: this is what lets the engine render tens of thousands of inputs per second through both
+sides. `Program` holds what is common (functions, parameters, declared types, globals); the
+compilation of statements, expressions, operators and calls lives in one mixin each
+(`statements`, `expressions`, `operators`, `calls`). C integer semantics are in `types` and
+`arith`, run-time values in `values`, the kernel's own functions in `fmtcheck.kernel`.
+
+What the code does not define is an input shared by both sides:
+- a free variable or struct member path (`stats->rx_bytes`, `mss.pss`) is an input keyed by its
+  path; pointers returned by calls the input does not define are keyed by the call, so both sides
+  see the same value for the same call;
+- an uninterpreted call is a pure function of its name and argument values; if it receives the
+  seq_file, it is an opaque output event that both sides must make in the same order;
+- an undefined upper-case constant comes from `fmtcheck.kernel.constants` or is an input;
+- a `for_each_*` loop runs an input-chosen number of times.
+
+The same closures run on `fmtcheck.c.symbolic.Sym` values in proof mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fmtcheck.c import cfront
+from fmtcheck.c.calls import CallCompiler
+from fmtcheck.c.expressions import ExpressionCompiler
+from fmtcheck.c.hints import InputSpace
+from fmtcheck.c.nodes import declarator_name, seq_file_names
+from fmtcheck.c.operators import OperatorCompiler
+from fmtcheck.c.statements import StatementCompiler
+from fmtcheck.c.symbolic import Sym
+from fmtcheck.c.types import BASE_TYPES, FREE, S32, S64, U64, conv
+from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Goto, Return, convert_arg
+from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
+from fmtcheck.kernel.primitives import PRIMITIVES
+
+
+class Program(StatementCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler):
+    """The compiled functions of one side."""
+
+    def __init__(self, unit: cfront.Unit, space: InputSpace, label: str) -> None:
+        self.unit = unit
+        self.space = space
+        self.label = label
+        self.compiled: dict[str, Callable] = {}
+        self.signatures: dict[str, list[tuple[str, tuple]]] = {}
+        self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
+        self.seq_names = seq_file_names(unit)
+        self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
+        self.unmodelled: dict[str, Inconclusive] = {}
+        for decl in unit.globals:
+            self._compile_global(decl)
+
+    # -- locations ------------------------------------------------------------------------
+    def where(self, node) -> str:
+        return f"{self.unit.where}:{self.unit.user_line(node)}"
+
+    def line(self, node) -> int:
+        return self.unit.user_line(node)
+
+    def unsupported(self, node, what: str) -> Inconclusive:
+        return Inconclusive(self.where(node), what)
+
+    # -- functions ------------------------------------------------------------------------
+    def function(self, name: str) -> Callable:
+        if name in self.compiled:
+            return self.compiled[name]
+        node = self.unit.functions.get(name)
+        if node is None:
+            raise KeyError(name)
+        err = cfront.syntax_error_in(node, self.unit)
+        if err:
+            raise InputError(f"{self.unit.where}:{err[0]}", f"C syntax error near '{err[1]}'")
+        placeholder: list[Callable] = []
+
+        def trampoline(ctx: Context, args: list[Any]) -> Any:
+            return placeholder[0](ctx, args)
+
+        self.compiled[name] = trampoline
+        params = self._params(node)
+        self.signatures[name] = params
+        body = self._compile_block(node.child_by_field_name("body"), dict(params))
+        ret_type = self._declared_type(node, node.child_by_field_name("declarator"))
+
+        def call(ctx: Context, args: list[Any]) -> Any:
+            if ctx.depth >= MAX_CALL_DEPTH:
+                raise LimitExceeded(self.where(node), f"recursion deeper than {MAX_CALL_DEPTH} calls")
+            frame = Frame(ctx)
+            for (pname, ptype), value in zip(params, args):
+                frame.vars[pname] = convert_arg(value, ptype)
+            ctx.depth += 1
+            try:
+                signal = body(frame)
+            finally:
+                ctx.depth -= 1
+            if isinstance(signal, Goto):
+                raise Inconclusive(signal.where, f"goto {signal.label}: no such label in an enclosing block")
+            if isinstance(signal, Return):
+                value = signal.value
+                return conv(value, ret_type) if ret_type[0] == "int" and isinstance(value, (int, Sym)) else value
+            return 0
+
+        placeholder.append(call)
+        return trampoline
+
+    def _params(self, node) -> list[tuple[str, tuple]]:
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        out: list[tuple[str, tuple]] = []
+        if decl is None:
+            return out
+        plist = decl.child_by_field_name("parameters")
+        for p in plist.named_children if plist is not None else []:
+            if p.type != "parameter_declaration":
+                continue
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                continue
+            name = declarator_name(d)
+            if name:
+                out.append((name, self._declared_type(p, d)))
+        return out
+
+    # -- types ----------------------------------------------------------------------------
+    def _base_type(self, type_node) -> tuple:
+        if type_node is None:
+            return S32
+        text = " ".join(type_node.text.decode("latin-1").split())
+        if type_node.type == "struct_specifier":
+            name = type_node.child_by_field_name("name")
+            if text.startswith("struct seq_file") or (name is not None and name.text == b"seq_file"):
+                return ("struct", "seq_file")
+            return ("struct", name.text.decode("latin-1") if name is not None else "?")
+        if type_node.type in ("enum_specifier",):
+            return S32
+        if text in BASE_TYPES:
+            return BASE_TYPES[text]
+        if text.startswith("unsigned ") and "long" in text:
+            return U64
+        if "long" in text:
+            return U64 if "unsigned" in text else S64
+        if type_node.type == "type_identifier":
+            return FREE
+        return FREE
+
+    def _declared_type(self, decl_node, declarator) -> tuple:
+        base = self._base_type(decl_node.child_by_field_name("type"))
+        t = base
+        d = declarator
+        while d is not None:
+            if d.type in ("pointer_declarator", "abstract_pointer_declarator"):
+                t = ("ptr", t)
+            elif d.type in ("array_declarator", "abstract_array_declarator"):
+                size = d.child_by_field_name("size")
+                n = None
+                if size is not None:
+                    n = self._const_int(size)
+                t = ("array", t, n)
+            elif d.type == "function_declarator":
+                pass
+            if d.type in ("identifier", "field_identifier"):
+                break
+            d = d.child_by_field_name("declarator")
+        return t
+
+    def _const_int(self, node) -> int | None:
+        try:
+            e = self.expr(node, {})
+        except Inconclusive:
+            return None
+        if e.const is not None and isinstance(e.const, int):
+            return e.const
+        return None
+
+    # -- globals --------------------------------------------------------------------------
+    def _compile_global(self, decl) -> None:
+        for child in decl.children:
+            if child.type not in ("init_declarator", "identifier", "array_declarator"):
+                continue
+            d = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+            name = declarator_name(d)
+            if not name:
+                continue
+            t = self._declared_type(decl, d)
+            init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
+                t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
+            try:
+                self.globals[name] = (self._initializer(t, init, {}, name), t)
+            except Inconclusive as err:
+                self.unmodelled[name] = err
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+

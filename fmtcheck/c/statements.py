@@ -1,0 +1,402 @@
+"""Compiling C statements (blocks, declarations, if/for/while/do/switch, goto and labels) to closures.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fmtcheck.c.arith import as_int, truth
+from fmtcheck.c.nodes import callee, declarator_name, declare, snip
+from fmtcheck.c.types import FREE, S32, conv, type_size
+from fmtcheck.c.values import (
+    BREAK,
+    CONTINUE,
+    MAX_LOCAL_ARRAY,
+    MAX_STEPS,
+    Frame,
+    Free,
+    Goto,
+    LocalStruct,
+    Mem,
+    Return,
+)
+from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
+
+
+class StatementCompiler:
+    """Statement compilers of `Program`: one `_stmt_<kind>` method per tree-sitter statement kind."""
+
+    # -- statements -----------------------------------------------------------------------
+    def _compile_block(self, node, scope: dict[str, tuple]) -> Callable[[Frame], Any]:
+        if node is None:
+            return lambda f: None
+        scope = dict(scope)
+        children = [c for c in node.named_children if c.type != "comment"]
+        labels: dict[str, int] = {}
+        stmts = []
+        for c in children:
+            if c.type == "labeled_statement":
+                labels[c.child_by_field_name("label").text.decode("latin-1")] = len(stmts)
+            s = self.stmt(c, scope)
+            if s is not None:
+                stmts.append(s)
+        if labels:
+            return self._block_with_labels(stmts, labels, node)
+        if len(stmts) == 1:
+            return stmts[0]
+
+        def run(f: Frame) -> Any:
+            for s in stmts:
+                r = s(f)
+                if r is not None:
+                    return r
+            return None
+
+        return run
+
+    def _block_with_labels(self, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
+        """A block holding labels: a goto to one of them continues from there (forward, as in the
+        kernel's `goto overflow;`, or backward, under the step bound)."""
+        step = self._step(node)
+
+        def run(f: Frame) -> Any:
+            i = 0
+            while i < len(stmts):
+                r = stmts[i](f)
+                if r is None:
+                    i += 1
+                    continue
+                if isinstance(r, Goto) and r.label in labels:
+                    step(f)
+                    i = labels[r.label]
+                    continue
+                return r
+            return None
+
+        return run
+
+    def stmt(self, node, scope: dict[str, tuple]) -> Callable[[Frame], Any] | None:
+        kind = node.type
+        handler = getattr(self, "_stmt_" + kind, None)
+        if handler is None:
+            if kind == "ERROR":
+                raise InputError(self.where(node), f"C syntax error near '{snip(node)}'")
+            raise self.unsupported(node, f"unsupported statement '{kind}'")
+        return handler(node, scope)
+
+    def _step(self, node) -> Callable[[Frame], None]:
+        where = self.where(node)
+
+        def step(f: Frame) -> None:
+            ctx = f.ctx
+            ctx.steps += 1
+            if ctx.steps > MAX_STEPS:
+                raise LimitExceeded(where, f"step limit reached ({MAX_STEPS} steps)")
+
+        return step
+
+    def _stmt_compound_statement(self, node, scope):
+        return self._compile_block(node, scope)
+
+    def _stmt_expression_statement(self, node, scope):
+        if not node.named_children:
+            return None
+        e = self.expr(node.named_children[0], scope)
+        fn = e.fn
+
+        def run(f: Frame) -> None:
+            fn(f)
+
+        return run
+
+    def _stmt_declaration(self, node, scope):
+        actions: list[Callable[[Frame], None]] = []
+        for child in node.children:
+            if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator"):
+                continue
+            d = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
+            name = declarator_name(d)
+            if not name:
+                continue
+            t = self._declared_type(node, d)
+            init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            if t[0] == "array" and t[2] is None and init is not None:
+                if init.type in ("string_literal", "concatenated_string"):
+                    t = ("array", t[1], len(self.string_bytes(init)) + 1)
+                elif init.type == "initializer_list":
+                    t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
+            make = self._initializer(t, init, scope, name)
+            scope[name] = t
+            actions.append(declare(name, make))
+        if not actions:
+            return None
+
+        def run(f: Frame) -> None:
+            for a in actions:
+                a(f)
+
+        return run
+
+    def _initializer(self, t: tuple, init, scope: dict[str, tuple], name: str) -> Callable[[Frame], Any]:
+        if t[0] == "array":
+            return self._array_init(t, init, scope, name)
+        if t[0] == "struct" and t[1] != "seq_file":
+            if init is not None and init.type == "initializer_list":
+                def make_struct(f: Frame) -> Any:
+                    s = LocalStruct("&" + name)
+                    s.zeroed = True
+                    return s
+                return make_struct
+            if init is None:
+                return lambda f: LocalStruct(name)
+        if init is None:
+            if t[0] == "int":
+                return lambda f: 0
+            return lambda f: Free(name)
+        e = self.expr(init, scope)
+        fn = e.fn
+        if t[0] == "int":
+            def init_int(f: Frame) -> Any:
+                return conv(as_int(fn(f), f, t, e.text), t)
+            return init_int
+
+        def init_other(f: Frame) -> Any:
+            value = fn(f)
+            if isinstance(value, Free):
+                f.ctx.aliases.setdefault(value.key, name)
+            return value
+
+        return init_other
+
+    def _array_init(self, t: tuple, init, scope: dict[str, tuple], name: str) -> Callable[[Frame], Any]:
+        elem = t[1]
+        n = t[2]
+        esize = type_size(elem) if elem[0] == "int" else 8
+        if init is not None and init.type in ("string_literal", "concatenated_string"):
+            data = self.string_bytes(init) + b"\x00"
+            size = n if n is not None else len(data)
+            content = bytearray(data[:size].ljust(size, b"\x00"))
+            return lambda f: Mem(bytearray(content), elem=elem)
+        if init is not None and init.type == "initializer_list":
+            items = [self.expr(c, scope) for c in init.named_children if c.type != "comment"]
+            size = n if n is not None else len(items)
+            if size * esize > MAX_LOCAL_ARRAY:
+                raise LimitExceeded(self.where(init), "local array too large")
+            fns = [i.fn for i in items]
+            if elem[0] == "ptr":
+                # a table of strings (state names, flag mnemonics): a list of pointers
+                def make_table(f: Frame) -> list:
+                    return [fn(f) for fn in fns] + [0] * (size - len(fns))
+                return make_table
+            if elem[0] != "int":
+                raise self.unsupported(init, "arrays of non-integer elements are not modelled")
+
+            def make_list(f: Frame) -> Mem:
+                buf = bytearray(size * esize)
+                for k, fn in enumerate(fns[:size]):
+                    v = as_int(fn(f), f, elem, "")
+                    buf[k * esize:(k + 1) * esize] = (conv(v, (elem[0], elem[1], False)) & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
+                return Mem(buf, elem=elem)
+
+            return make_list
+        if n is None:
+            raise self.unsupported(init if init is not None else None, f"array {name} has no size")
+        if n < 0:
+            raise Inconclusive(name, f"array {name} has a negative size ({n})")
+        if n * esize > MAX_LOCAL_ARRAY:
+            raise LimitExceeded(name, f"local array of {n * esize} bytes is over the limit")
+        return lambda f: Mem(bytearray(n * esize), elem=elem)
+
+    def _stmt_if_statement(self, node, scope):
+        cond = self._cond(node.child_by_field_name("condition"), scope)
+        then = self.stmt(node.child_by_field_name("consequence"), dict(scope)) or (lambda f: None)
+        alt_node = node.child_by_field_name("alternative")
+        if alt_node is not None and alt_node.type == "else_clause":
+            alt_node = alt_node.named_children[0] if alt_node.named_children else None
+        alt = self.stmt(alt_node, dict(scope)) if alt_node is not None else None
+
+        if alt is None:
+            def run_if(f: Frame) -> Any:
+                if cond(f):
+                    return then(f)
+                return None
+            return run_if
+
+        def run_if_else(f: Frame) -> Any:
+            if cond(f):
+                return then(f)
+            return alt(f)
+
+        return run_if_else
+
+    def _cond(self, node, scope) -> Callable[[Frame], Any]:
+        if node is not None and node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        e = self.expr(node, scope)
+        fn = e.fn
+        t = e.type
+        text = e.text
+
+        def cond(f: Frame) -> Any:
+            v = fn(f)
+            if type(v) is int:
+                return v != 0
+            return truth(v, f, t, text)
+
+        return cond
+
+    def _stmt_for_statement(self, node, scope):
+        scope = dict(scope)
+        init_node = node.child_by_field_name("initializer")
+        cond_node = node.child_by_field_name("condition")
+        update_node = node.child_by_field_name("update")
+        if cond_node is not None and cond_node.type == "call_expression" and callee(cond_node) == "__fc_each":
+            return self._foreach(node, cond_node, scope)
+        body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
+        init = None
+        if init_node is not None:
+            init = (self.stmt(init_node, scope) if init_node.type == "declaration"
+                    else self.expr(init_node, scope).fn)
+        cond = self._cond(cond_node, scope) if cond_node is not None else (lambda f: True)
+        update = self.expr(update_node, scope).fn if update_node is not None else None
+        step = self._step(node)
+
+        def run_for(f: Frame) -> Any:
+            if init is not None:
+                init(f)
+            while cond(f):
+                step(f)
+                r = body(f)
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
+                if update is not None:
+                    update(f)
+            return None
+
+        return run_for
+
+    def _foreach(self, node, call, scope):
+        args = call.child_by_field_name("arguments").named_children
+        macro = self.string_bytes(args[0]).decode("latin-1")
+        rest = args[1:]
+        iterator = rest[0] if rest else None
+        per_cpu = "cpu" in macro
+        if iterator is not None and iterator.type == "identifier":
+            scope.setdefault(iterator.text.decode("latin-1"), S32 if per_cpu else FREE)
+        body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
+        setter = self.lvalue(iterator, scope)[1] if iterator is not None and iterator.type in (
+            "identifier", "field_expression") else None
+        others = ",".join(a.text.decode("latin-1") for a in rest[1:])
+        loop_key = f"{macro}({others})" if others else macro
+        step = self._step(node)
+
+        def run_each(f: Frame) -> Any:
+            count = f.ctx.inputs.loop_count(loop_key)
+            for k in range(count):
+                step(f)
+                if setter is not None:
+                    setter(f, k if per_cpu else Free(f"{loop_key}[{k}]"))
+                r = body(f)
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
+            return None
+
+        return run_each
+
+    def _stmt_while_statement(self, node, scope):
+        cond = self._cond(node.child_by_field_name("condition"), scope)
+        body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+        step = self._step(node)
+
+        def run_while(f: Frame) -> Any:
+            while cond(f):
+                step(f)
+                r = body(f)
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
+            return None
+
+        return run_while
+
+    def _stmt_do_statement(self, node, scope):
+        cond = self._cond(node.child_by_field_name("condition"), scope)
+        body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+        step = self._step(node)
+
+        def run_do(f: Frame) -> Any:
+            while True:
+                step(f)
+                r = body(f)
+                if r is not None and r is not CONTINUE:
+                    return None if r is BREAK else r
+                if not cond(f):
+                    break
+            return None
+
+        return run_do
+
+    def _stmt_break_statement(self, node, scope):
+        return lambda f: BREAK
+
+    def _stmt_continue_statement(self, node, scope):
+        return lambda f: CONTINUE
+
+    def _stmt_return_statement(self, node, scope):
+        if not node.named_children:
+            return lambda f: Return(0)
+        fn = self.expr(node.named_children[0], scope).fn
+        return lambda f: Return(fn(f))
+
+    def _stmt_labeled_statement(self, node, scope):
+        inner = [c for c in node.named_children if c.type != "statement_identifier"]
+        return self.stmt(inner[0], scope) if inner else None
+
+    def _stmt_goto_statement(self, node, scope):
+        signal = Goto(node.child_by_field_name("label").text.decode("latin-1"), self.where(node))
+        return lambda f: signal
+
+    def _stmt_switch_statement(self, node, scope):
+        value = self.expr(node.child_by_field_name("condition"), scope)
+        body = node.child_by_field_name("body")
+        cases: list[tuple[Callable | None, list[Callable]]] = []
+        for c in body.named_children:
+            if c.type != "case_statement":
+                s = self.stmt(c, scope)
+                if s is not None and cases:
+                    cases[-1][1].append(s)
+                continue
+            v = c.child_by_field_name("value")
+            matcher = self.expr(v, scope).fn if v is not None else None
+            body_nodes = c.named_children[1:] if v is not None else c.named_children
+            stmts = [self.stmt(x, scope) for x in body_nodes if x.type != "comment"]
+            cases.append((matcher, [s for s in stmts if s is not None]))
+        vfn = value.fn
+        vt = value.type
+
+        def run_switch(f: Frame) -> Any:
+            v = as_int(vfn(f), f, vt, value.text)
+            start = None
+            for k, (matcher, _) in enumerate(cases):
+                if matcher is not None and as_int(matcher(f), f, vt, "") == v:
+                    start = k
+                    break
+            if start is None:
+                start = next((k for k, (m, _) in enumerate(cases) if m is None), None)
+            if start is None:
+                return None
+            for _, stmts in cases[start:]:
+                for s in stmts:
+                    r = s(f)
+                    if r is BREAK:
+                        return None
+                    if r is not None:
+                        return r
+            return None
+
+        return run_switch
+
+    def _stmt_type_definition(self, node, scope):
+        return None
+
+    def _stmt_struct_specifier(self, node, scope):
+        return None

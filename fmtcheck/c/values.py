@@ -1,0 +1,218 @@
+"""Run-time values and state of the interpreter: memory, pointers, free inputs, the seq_file handle,
+control-flow signals, frames and the bounds that keep a run finite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import CHAR, conv, type_size
+from fmtcheck.common.errors import Inconclusive
+
+MAX_STEPS = 200_000
+
+
+MAX_CALL_DEPTH = 48
+
+
+MAX_LOCAL_ARRAY = 1 << 20
+
+
+class Mem:
+    """A byte array owned by the code (a local array or a string literal)."""
+
+    __slots__ = ("data", "readonly", "elem")
+
+    def __init__(self, data: bytearray, readonly: bool = False, elem: tuple = CHAR) -> None:
+        self.data = data
+        self.readonly = readonly
+        self.elem = elem
+
+
+class Ptr:
+    """A pointer into a Mem, at a byte offset."""
+
+    __slots__ = ("mem", "off")
+
+    def __init__(self, mem: Mem, off: int = 0) -> None:
+        self.mem = mem
+        self.off = off
+
+    def bytes_until_nul(self) -> bytes:
+        data = self.mem.data
+        end = data.find(0, self.off)
+        return bytes(data[self.off:] if end < 0 else data[self.off:end])
+
+    def read(self, n: int) -> bytes:
+        if n < 0 or self.off + n > len(self.mem.data):
+            raise Inconclusive("memory", f"read of {n} bytes past the end of a {len(self.mem.data)}-byte array")
+        return bytes(self.mem.data[self.off:self.off + n])
+
+
+class Free:
+    """An object the code does not define: its fields and elements are inputs keyed by path."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"Free({self.key})"
+
+
+class LocalStruct:
+    """A struct declared in the code; fields it never set are inputs (filled by unknown code)."""
+
+    __slots__ = ("key", "fields", "zeroed")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.fields: dict[str, Any] = {}
+        self.zeroed = False
+
+
+class SeqHandle:
+    """The `struct seq_file *` the show function writes to."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "m"
+
+
+SEQ = SeqHandle()
+
+
+C_SEQ_BUFFER = 1 << 16
+
+
+class CSeqFile(SeqHandle):
+    """A byte-buffer struct seq_file, for a side that gives its own C body for a primitive: that
+    body reads and writes m->buf, m->count and m->size like the kernel's, and the built-in
+    primitives of the same side write into the same buffer."""
+
+    __slots__ = ("fields", "mem")
+
+    def __init__(self) -> None:
+        self.mem = Mem(bytearray(C_SEQ_BUFFER))
+        self.fields: dict[str, Any] = {
+            "buf": Ptr(self.mem), "size": C_SEQ_BUFFER, "count": 0, "pad_until": 0, "from": 0,
+            "index": 0, "private": Free("m->private"),
+        }
+
+    @property
+    def data(self) -> bytes:
+        count = self.fields["count"]
+        if type(count) is not int or not 0 <= count <= C_SEQ_BUFFER:
+            raise Inconclusive("seq_file", f"m->count is {count!r}, outside the buffer")
+        return bytes(self.mem.data[:count])
+
+
+class _Signal:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+BREAK = _Signal("break")
+
+
+CONTINUE = _Signal("continue")
+
+
+class Goto:
+    __slots__ = ("label", "where")
+
+    def __init__(self, label: str, where: str) -> None:
+        self.label = label
+        self.where = where
+
+
+class Return:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class UndefinedBehaviour(Exception):
+    def __init__(self, line: int, what: str) -> None:
+        super().__init__(f"line {line}: {what}")
+        self.line = line
+        self.what = what
+
+
+class Context:
+    """One run of one side: the inputs, the output, the step budget."""
+
+    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq")
+
+    def __init__(self, inputs: Any, out: Any, side: str = "") -> None:
+        self.inputs = inputs
+        self.out = out
+        self.steps = 0
+        self.depth = 0
+        self.aliases: dict[str, str] = {}
+        self.side = side
+        self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
+        self.seq: SeqHandle = SEQ
+
+
+@dataclass
+class Frame:
+    ctx: Context
+    vars: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Expr:
+    fn: Callable[[Frame], Any]
+    type: tuple
+    text: str
+    node: Any = None
+    const: Any = None  # a compile-time value, when known
+
+
+def advance(p: Any, n: Any, op: str, where: str) -> Any:
+    """A pointer moved by n elements of its array."""
+    if isinstance(n, Sym):
+        raise NotProvable("pointer arithmetic depends on an input")
+    if isinstance(p, Mem):
+        p = Ptr(p)
+    if isinstance(p, Ptr):
+        elem = p.mem.elem
+        return Ptr(p.mem, p.off + n * (type_size(elem) if elem[0] == "int" else 1))
+    if isinstance(p, Free):
+        return Free(f"({p.key}{op}{abs(n)})")
+    raise Inconclusive(where, "pointer arithmetic on a non-pointer")
+
+
+def convert_arg(value: Any, ptype: tuple) -> Any:
+    """An argument as the parameter receives it (integers converted to its type)."""
+    if ptype[0] == "int" and isinstance(value, (int, Sym)):
+        return conv(value, ptype)
+    return value
+
+
+def value_key(v: Any, f: Frame, t: tuple, text: str) -> str:
+    """How an argument of an uninterpreted call is named in the call's input key."""
+    if type(v) is int:
+        return str(v)
+    if isinstance(v, Free):
+        return v.key
+    if isinstance(v, Sym):
+        raise NotProvable("an uninterpreted call takes an input")
+    if isinstance(v, SeqHandle):
+        return "m"
+    if isinstance(v, LocalStruct):
+        return "&_"
+    if isinstance(v, (Ptr, Mem)):
+        p = v if isinstance(v, Ptr) else Ptr(v)
+        if p.mem.readonly:
+            return '"' + p.bytes_until_nul().decode("latin-1") + '"'
+        return "&_"
+    return text

@@ -1,0 +1,13 @@
+"""Names the kernel gives its seq_file output primitives and the calls that are the identity on values.
+"""
+
+from __future__ import annotations
+
+PRIMITIVES = {
+    "seq_printf", "seq_puts", "seq_putc", "seq_write", "seq_put_decimal_ull", "seq_put_decimal_ull_width",
+    "seq_put_decimal_ll", "seq_put_hex_ll", "seq_setwidth", "seq_pad", "seq_escape", "seq_escape_mem",
+    "seq_escape_str", "seq_path", "__seq_puts", "seq_vprintf",
+}
+
+
+IDENTITY_CALLS = {"likely", "unlikely", "READ_ONCE", "data_race", "ACCESS_ONCE", "__builtin_expect"}
