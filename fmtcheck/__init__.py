@@ -19,7 +19,7 @@ __all__ = ["verify_sources", "verify_files", "check_patches", "check_captures", 
 _LAZY = {
     "verify_sources": "fmtcheck.engine.verdict",
     "verify_files": "fmtcheck.engine.verdict",
-    "check_patches": "fmtcheck.patch.patchcheck",
+    "check_patches": "fmtcheck.patch.plan",
     "check_captures": "fmtcheck.layout.capture",
     "diff_captures": "fmtcheck.layout.diff",
 }

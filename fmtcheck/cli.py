@@ -102,7 +102,7 @@ def _run_verify(args: argparse.Namespace):
 
 
 def _run_patch(args: argparse.Namespace):
-    from fmtcheck.patch.patchcheck import check_patches
+    from fmtcheck.patch.plan import check_patches
 
     return check_patches(args.patches, options_from(args))
 

@@ -306,7 +306,7 @@ class PatchFile(pytest.File):
         shared, so the workers agree.
         """
         from fmtcheck.common.errors import Inconclusive, InputError
-        from fmtcheck.patch.patchcheck import check_patches
+        from fmtcheck.patch.plan import check_patches
         from fmtcheck.common.result import Report, Result
 
         settings = self.config.stash[SETTINGS_KEY]
@@ -415,7 +415,7 @@ class Fmtcheck:
     def patch(self, path: "str | os.PathLike[str]", *, tree: str | None = None) -> "Report":
         """Does this patch (git format-patch, git diff, mbox, thread) keep the output bytes?"""
         __tracebackhide__ = True
-        from fmtcheck.patch.patchcheck import check_patches
+        from fmtcheck.patch.plan import check_patches
 
         options = self.settings.options()
         options.tree = tree or options.tree

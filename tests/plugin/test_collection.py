@@ -126,12 +126,12 @@ def test_junitxml_failure_message_carries_the_report(workdir: pytest.Pytester) -
 def test_a_crash_fails_its_patch_and_the_queue_goes_on(workdir: pytest.Pytester,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A collection error would interrupt the session; one failing item per patch does not."""
-    import fmtcheck.patch.patchcheck
+    import fmtcheck.patch.plan
 
     def boom(paths: list[str], options: object) -> None:
         raise RuntimeError("boom in " + paths[0].rsplit("/", 1)[-1])
 
-    monkeypatch.setattr(fmtcheck.patch.patchcheck, "check_patches", boom)
+    monkeypatch.setattr(fmtcheck.patch.plan, "check_patches", boom)
     result = workdir.runpytest("--fmtcheck-patches", "queue/0001-equivalent.patch", "queue/0002-divergent.patch")
     result.assert_outcomes(failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

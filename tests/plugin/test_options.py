@@ -11,7 +11,7 @@ import pytest
 
 from fmtcheck.plugin import seed_from
 
-HEAVY = ("tree_sitter", "tree_sitter_c", "fmtcheck.engine.verdict", "fmtcheck.c.program", "fmtcheck.patch.patchcheck",
+HEAVY = ("tree_sitter", "tree_sitter_c", "fmtcheck.engine.verdict", "fmtcheck.c.program", "fmtcheck.patch.plan",
          "fmtcheck.layout.capture", "fmtcheck.layout.diff", "fmtcheck.c.cfront", "hypothesis.core")
 
 SHOW_SEED = """

@@ -48,7 +48,7 @@ FAST = ["--max-examples", "10", "--color", "never"]
 # The module each command needs; a command whose module is missing is skipped.
 MODULES = {
     "verify": ("fmtcheck.engine.verdict",),
-    "patch": ("fmtcheck.patch.patchcheck", "fmtcheck.patch.patchfile"),
+    "patch": ("fmtcheck.patch.plan", "fmtcheck.patch.patchfile"),
     "check": ("fmtcheck.layout.capture", "fmtcheck.layout.grammar"),
     "diff": ("fmtcheck.layout.diff",),
     "grammars": ("fmtcheck.layout.grammar", "fmtcheck.grammars"),

@@ -37,7 +37,7 @@ FAST = ["--max-examples", "20", "--color", "never"]
 
 MODULES = {
     "verify": "fmtcheck.engine.verdict",
-    "patch": "fmtcheck.patch.patchcheck",
+    "patch": "fmtcheck.patch.plan",
     "check": "fmtcheck.layout.capture",
     "diff": "fmtcheck.layout.diff",
     "reads": "fmtcheck.reads.command",

@@ -21,18 +21,11 @@ from hypothesis import strategies as st
 from fmtcheck import cli
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
-from fmtcheck.patch.patchcheck import (
-    GAP_MARKER,
-    Definition,
-    apply_file_diff,
-    is_output_code,
-    parses_cleanly,
-    plan_patches,
-    repair_header,
-    scan_side,
-    TreeState,
-    unknown_output_calls,
-)
+from fmtcheck.patch.hunks import GAP_MARKER, scan_side
+from fmtcheck.patch.ctext import Definition, parses_cleanly, repair_header
+from fmtcheck.patch.apply import apply_file_diff, TreeState
+from fmtcheck.patch.output_code import is_output_code, unknown_output_calls
+from fmtcheck.patch.plan import plan_patches
 from fmtcheck.patch.patchfile import HunkLine, parse_patch_bytes
 from _paths import FIXTURES, SHARED
 

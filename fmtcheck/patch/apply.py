@@ -1,0 +1,189 @@
+"""Applying a patch in memory to a kernel tree (`--tree`), so both sides are whole files with every
+helper, macro and table the hunks do not show.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from fmtcheck.common.errors import InputError
+from fmtcheck.patch.ctext import INCLUDE, Definition, harvest_definitions
+from fmtcheck.patch.patchfile import (
+    FileDiff,
+    Hunk,
+)
+from fmtcheck.patch.rebuild import FileView
+
+MAX_TREE_FILE_BYTES = 8 * 1024 * 1024
+
+
+MAX_INCLUDES = 32
+
+
+class TreeState:
+    """The files of a kernel tree as a series of patches leaves them (read lazily, kept in memory)."""
+
+    def __init__(self, root: str, base: dict[str, list[bytes] | None] | None = None) -> None:
+        self.root = root
+        self.base: dict[str, list[bytes] | None] = base if base is not None else {}
+        self.files: dict[str, list[bytes] | None] = {}
+
+    def fork(self) -> "TreeState":
+        """A fresh state on the same base (another version of a patch applies to the base)."""
+        return TreeState(self.root, self.base)
+
+    def exists(self, path: str) -> bool:
+        return self.lines(path) is not None
+
+    def lines(self, path: str) -> list[bytes] | None:
+        if path in self.files:
+            return self.files[path]
+        if path not in self.base:
+            self.base[path] = self._read(path)
+        return self.base[path]
+
+    def _read(self, path: str) -> list[bytes] | None:
+        full = os.path.normpath(os.path.join(self.root, path))
+        if not full.startswith(os.path.normpath(self.root) + os.sep) or not os.path.isfile(full):
+            return None
+        if os.path.getsize(full) > MAX_TREE_FILE_BYTES:
+            raise InputError(full, f"over the {MAX_TREE_FILE_BYTES}-byte limit for a tree file")
+        with open(full, "rb") as handle:
+            data = handle.read().replace(b"\r\n", b"\n")
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        return lines
+
+
+@dataclass
+class Applied:
+    """A file before and after a patch, with the line numbers the patch removed and added."""
+
+    path: str
+    old: list[bytes]
+    new: list[bytes]
+    removed: set[int]  # 1-based, in old
+    added: set[int]  # 1-based, in new
+
+
+def tree_path(diff: FileDiff, state: TreeState) -> str:
+    """The path of DIFF inside the tree: git paths as they are; ``diff -u`` paths may name a
+    backup (``foo.c.orig``) or carry one extra leading directory, so take the one that exists."""
+    if diff.git_style:
+        return diff.old_path or diff.new_path or ""
+    names = [p for p in (diff.old_path, diff.new_path) if p]
+    tries = names + [p.split("/", 1)[1] for p in names if "/" in p]
+    for path in tries:
+        if state.exists(path):
+            return path
+    return names[-1] if names else ""
+
+
+def apply_file_diff(diff: FileDiff, state: TreeState, source: str) -> Applied:
+    """Apply one file's hunks to the tree state (as ``patch`` would, allowing line offsets)."""
+    path = tree_path(diff, state)
+    current = state.lines(path)
+    if diff.old_path is None:
+        if current is not None:
+            raise InputError(
+                f"{source}:{diff.where}", f"{path}: the patch creates it but it already exists in {state.root}"
+            )
+        current = []
+    elif current is None:
+        raise InputError(f"{source}:{diff.where}", f"{path}: not found in --tree {state.root}")
+    out: list[bytes] = []
+    removed: set[int] = set()
+    added: set[int] = set()
+    cursor = 0
+    offset = 0
+    for hunk in diff.hunks:
+        expected = [line.text for line in hunk.lines if line.tag in " -"]
+        position = _find_hunk(current, expected, hunk, cursor, offset)
+        if position is None:
+            raise InputError(
+                f"{source}:{hunk.where}", f"hunk {hunk.header} does not apply to {os.path.join(state.root, path)}"
+            )
+        offset = position - (hunk.old_start - 1 if hunk.old_len else hunk.old_start)
+        out += current[cursor:position]
+        old_no = position
+        for line in hunk.lines:
+            if line.tag in " -":
+                old_no += 1
+            if line.tag == "-":
+                removed.add(old_no)
+            else:
+                out.append(current[old_no - 1] if line.tag == " " else line.text)
+                if line.tag == "+":
+                    added.add(len(out))
+        cursor = position + len(expected)
+    out += current[cursor:]
+    new_path = path
+    if diff.new_path is None:
+        state.files[path] = None
+        out = []
+    elif diff.git_style and diff.old_path and diff.new_path != diff.old_path:
+        state.files[path] = None  # a rename
+        new_path = diff.new_path
+        state.files[new_path] = out
+    else:
+        state.files[path] = out
+    return Applied(new_path, current, out, removed, added)
+
+
+def _find_hunk(current: list[bytes], expected: list[bytes], hunk: Hunk, cursor: int, offset: int) -> int | None:
+    """Where EXPECTED sits in CURRENT at or after CURSOR, nearest to the header's line (+offset)."""
+    if not expected:
+        guess = hunk.old_start + offset
+        return min(max(guess, cursor), len(current))
+    guess = hunk.old_start - 1 + offset
+    last = len(current) - len(expected)
+    for same in (_same_exact, _same_loose):
+        for distance in range(0, max(last, 0) + len(current) + 1):
+            for position in (guess - distance, guess + distance) if distance else (guess,):
+                if cursor <= position <= last and same(current, position, expected):
+                    return position
+            if guess - distance < cursor and guess + distance > last:
+                break
+    return None
+
+
+def _same_exact(current: list[bytes], position: int, expected: list[bytes]) -> bool:
+    return current[position : position + len(expected)] == expected
+
+
+def _same_loose(current: list[bytes], position: int, expected: list[bytes]) -> bool:
+    """Mail strips trailing whitespace from context lines: compare without it."""
+    window = current[position : position + len(expected)]
+    return all(a.rstrip() == b.rstrip() for a, b in zip(window, expected))
+
+
+def view_from_tree(applied: Applied) -> FileView:
+    """Both sides of a file as whole texts; a definition is changed when it holds a changed line."""
+    view = FileView(applied.path, from_tree=True)
+    for which, lines, changed in (("old", applied.old, applied.removed), ("new", applied.new, applied.added)):
+        text = b"\n".join(lines) + b"\n"
+
+        def row_changed(first: int, last: int, changed: set[int] = changed) -> bool:
+            return any(first + 1 <= number <= last + 1 for number in changed)
+
+        for definition in harvest_definitions(text, applied.path, row_changed, lambda row: row + 1):
+            view.side(which).setdefault(definition.name, definition)
+    return view
+
+
+def tree_include_definitions(path: str, text: bytes, state: TreeState) -> dict[str, Definition]:
+    """Definitions of the headers a file includes with ``#include "..."`` (one level, bounded)."""
+    found: dict[str, Definition] = {}
+    directory = os.path.dirname(path)
+    for match in list(INCLUDE.finditer(text))[:MAX_INCLUDES]:
+        name = match.group(1).decode("utf-8", "replace")
+        header = os.path.normpath(os.path.join(directory, name))
+        lines = state.lines(header)
+        if lines is None:
+            continue
+        header_text = b"\n".join(lines) + b"\n"
+        for definition in harvest_definitions(header_text, header, lambda a, b: False, lambda row: row + 1):
+            found.setdefault(definition.name, definition)
+    return found

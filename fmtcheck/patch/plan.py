@@ -1,0 +1,505 @@
+"""`fmtcheck patch`: judge every output function a kernel patch changes, old version against new.
+
+A reviewer holds a patch, not old.c and new.c. This module rebuilds, for every function the patch
+touches, the version before and the version after, finds out which of them are output code (they
+print through seq_file), and hands each pair to the core engine (`fmtcheck.engine.compare_functions`).
+
+Two ways to rebuild
+-------------------
+*From the patch alone* (the default). Each hunk is split, per side, into pieces that belong to a
+function (the hunk header's function context names the function a hunk starts in; a brace-aware
+scan and tree-sitter find the functions that start and end inside it) and top-level text, from
+which ``#define``s and initialised declarations are taken. A function's pieces from all hunks are
+joined into one syntactically complete function:
+
+- the header comes from the function's own lines when the patch shows them, else from the hunk
+  header's function context (a header git truncated is repaired by closing its parameter list);
+- lines the patch does not show (before the first hunk, between two hunks, after the last one)
+  become one marker line ``/* fmtcheck: hunk gap */``. The engine treats the marker as a call to an
+  unknown function that prints nothing. That is exact for code before the first hunk and the end
+  of the function only as far as it is the same on both sides; between hunks it is an
+  approximation (unchanged code can still print values the changed code computed), so every result
+  rebuilt with a gap says so in a note and suggests ``--tree``;
+- braces are balanced from the kernel's indentation (one tab per block) and from the closing brace
+  of the function at column 0 when the hunk shows it;
+- a hunk that starts or ends inside a statement (git's three lines of context cut a long
+  ``seq_printf`` in two) drops those unchanged context lines; when that cannot be done (the change
+  itself is inside the cut statement, or dropped context prints), the function is reported
+  inconclusive with the reason and the advice to use ``--tree``.
+
+Functions and macros the patch adds exist only on the new side, removed ones only on the old side,
+context ones on both (seed 003's empty ``__weak arch_show_smap`` stub prints nothing on both).
+
+*With ``--tree DIR``* the patch is applied in memory to the files it names (a series in order, each
+version of a thread from the same base), so both sides are whole files: whole functions, and every
+helper, macro and table the hunks do not show, including those of headers included with
+``#include "..."``. Functions that use a changed macro or table are checked too.
+
+What gets checked
+-----------------
+A touched function is output code when it calls a seq_file primitive, a helper or macro (from the
+available text) that does, a ``SEQ_*`` macro wrapper, or passes its ``struct seq_file *`` parameter
+to any call. Changes to the read path in fs/seq_file.c (seq_read, seq_read_iter, traverse,
+seq_lseek) are reported as such, not checked; changes to a primitive's own implementation are
+inconclusive (the engine models them from the specification).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+from fmtcheck.common.errors import Inconclusive, InputError
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Report, Result
+from fmtcheck.patch.apply import (
+    TreeState,
+    apply_file_diff,
+    tree_include_definitions,
+    view_from_tree,
+)
+from fmtcheck.patch.ctext import Definition, called_names, identifiers
+from fmtcheck.patch.output_code import (
+    C_SUFFIXES,
+    PRIMITIVES,
+    PRINTF_MODEL,
+    READ_PATH,
+    is_output_code,
+    seq_file_parameter,
+    side_source,
+    unknown_output_calls,
+)
+from fmtcheck.patch.patchfile import (
+    Patch,
+    label_patches,
+    read_patches,
+)
+from fmtcheck.patch.rebuild import FileView, view_from_hunks
+
+MAX_TOUCHED_FUNCTIONS = 500
+
+
+@dataclass
+class Candidate:
+    """A touched function: its two sides, why it is checked, and the subject for the report."""
+
+    path: str
+    name: str
+    old: Definition | None
+    new: Definition | None
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PatchPlan:
+    """What one patch touches: the checks to run and what to say about the rest."""
+
+    patch: Patch
+    checks: list[tuple[Candidate, bytes, bytes]] = field(default_factory=list)  # candidate, old src, new src
+    problems: list[tuple[Candidate, str]] = field(default_factory=list)  # inconclusive before the engine
+    modelled: list[tuple[Candidate, str]] = field(default_factory=list)  # primitive implementations changed
+    not_output: list[str] = field(default_factory=list)  # "file: fn" touched but not output code
+    notes: list[str] = field(default_factory=list)
+    read_path: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # output functions only one side has
+
+    def subject(self, candidate: Candidate) -> str:
+        return f"{self.patch.prefix()}{candidate.path}:{candidate.name}"
+
+
+def check_patches(paths: list[str], options: Options) -> Report:
+    """Judge every output function the patches touch (``fmtcheck patch``)."""
+    report = Report(command="patch")
+    plans = plan_patches(paths, options)
+    several_files = len(paths) > 1
+    for plan in plans:
+        results = judge_plan(plan, options, several_files)
+        report.results.extend(results)
+        quiet = all(result.verdict == "nothing-to-check" for result in results)
+        for note in ([] if quiet else plan.notes + [plan.patch.prefix() + n for n in plan.added]):
+            if note not in report.notes:
+                report.notes.append(note)
+    _add_read_path_notes(report, plans)
+    return report
+
+
+def plan_patches(paths: list[str], options: Options) -> list[PatchPlan]:
+    """Read and rebuild every patch (no engine involved): what would be checked, with what text.
+
+    With --tree, the patches of one version (from all the files given, e.g. the 0001..0003 files
+    of ``git format-patch``) apply one after the other in series order; each version starts again
+    from the tree as it is."""
+    if not paths:
+        raise InputError("patch", "no patch given")
+    tree = _tree_root(options.tree)
+    patches = [patch for path in paths for patch in read_patches(path)]
+    label_patches(patches)
+    base = TreeState(tree) if tree else None
+    states: dict[int, TreeState] = {}
+    carried: dict[int, Carried] = {}
+    planned: dict[int, PatchPlan] = {}
+    for patch in _in_application_order(patches):
+        state = states.setdefault(patch.version, base.fork()) if base is not None else None
+        planned[id(patch)] = plan_patch(patch, state, carried.setdefault(patch.version, {}))
+    return [planned[id(patch)] for patch in patches]
+
+
+Carried = dict  # path -> {name -> Definition}: what earlier patches of a series defined
+
+
+def carry_forward(carried: "Carried", views: list["FileView"]) -> None:
+    """Definitions a patch of a series adds or changes exist, whole, for the patches after it
+    (seen from the patch alone, [2/3] may call a helper that only [1/3] shows)."""
+    for view in views:
+        if view.from_tree:
+            continue
+        known = carried.setdefault(view.path, {})
+        for name, definition in view.new.items():
+            if definition.changed and definition.complete and not definition.problem:
+                known[name] = definition
+        for name, definition in view.old.items():
+            if definition.changed and name not in view.new:
+                known.pop(name, None)
+
+
+def _tree_root(tree: str | None) -> str | None:
+    if tree is None:
+        return None
+    if not os.path.isdir(tree):
+        raise InputError(tree, "--tree is not a directory")
+    return tree
+
+
+def _in_application_order(patches: list[Patch]) -> list[Patch]:
+    """Within a version, a series applies in patch-number order; versions keep their file order."""
+    return sorted(patches, key=lambda p: (p.version, p.number if p.number is not None else 0))
+
+
+def plan_patch(patch: Patch, state: TreeState | None, carried: "Carried | None" = None) -> PatchPlan:
+    """Rebuild one patch's touched files and decide what to check."""
+    plan = PatchPlan(patch)
+    carried = {} if carried is None else carried
+    views: list[FileView] = []
+    skipped: list[str] = []
+    for diff in patch.files:
+        if not diff.path.endswith(C_SUFFIXES):
+            skipped.append(diff.path)
+            continue
+        if state is not None:
+            views.append(view_from_tree(apply_file_diff(diff, state, patch.source)))
+        else:
+            views.append(view_from_hunks(diff, patch.source))
+    if skipped:
+        plan.not_output.append("not C: " + ", ".join(skipped))
+    headers = _header_definitions(views)
+    for view in views:
+        plan.notes.extend(n for n in view.notes if n not in plan.notes)
+        _plan_file(plan, view, headers, state, _carried_for(carried, view.path))
+    carry_forward(carried, views)
+    return plan
+
+
+def _carried_for(carried: "Carried", path: str) -> dict[str, Definition]:
+    """What earlier patches defined that PATH sees: its own file's, then every header's."""
+    visible: dict[str, Definition] = {}
+    for other, definitions in carried.items():
+        if other.endswith(".h") and other != path:
+            visible.update(definitions)
+    visible.update(carried.get(path, {}))
+    return visible
+
+
+def _header_definitions(views: list[FileView]) -> dict[str, dict[str, Definition]]:
+    """Definitions of the headers the patch itself touches, visible to every file of the patch."""
+    merged: dict[str, dict[str, Definition]] = {"old": {}, "new": {}}
+    for view in views:
+        if view.path.endswith(".h"):
+            for which in ("old", "new"):
+                for name, definition in view.side(which).items():
+                    merged[which].setdefault(name, definition)
+    return merged
+
+
+def _visible(
+    view: FileView, which: str, headers: dict[str, dict[str, Definition]], extra: dict[str, Definition]
+) -> dict[str, Definition]:
+    """What one side of a file sees: its own definitions over the patch's headers over EXTRA."""
+    visible = dict(extra)
+    visible.update(headers[which])
+    visible.update(view.side(which))
+    return visible
+
+
+def _plan_file(
+    plan: PatchPlan,
+    view: FileView,
+    headers: dict[str, dict[str, Definition]],
+    state: TreeState | None,
+    carried: dict[str, Definition],
+) -> None:
+    extra_old: dict[str, Definition] = dict(carried)
+    extra_new: dict[str, Definition] = dict(carried)
+    if state is not None:
+        old_text = b"\n".join(d.text for d in view.old.values())
+        new_text = b"\n".join(d.text for d in view.new.values())
+        extra_old = tree_include_definitions(view.path, _file_text(state, view.path, old_text), state)
+        extra_new = tree_include_definitions(view.path, _file_text(state, view.path, new_text), state)
+    visible = {
+        "old": _visible(view, "old", headers, extra_old),
+        "new": _visible(view, "new", headers, extra_new),
+    }
+    memo: dict[str, bool] = {}
+    for candidate in touched_functions(view, visible):
+        _classify(plan, view, candidate, visible, memo)
+    _report_unnamed_output(plan, view)
+    _note_unused_changes(plan, view, visible)
+
+
+def _report_unnamed_output(plan: PatchPlan, view: FileView) -> None:
+    """A change that prints, in code no hunk header names (``diff -u`` without ``-p``, or a macro
+    cut at its start), cannot be judged: inconclusive rather than a silent nothing-to-check."""
+    by_hunk: dict[int, tuple[int, set[str]]] = {}
+    for hunk_where, where, text in view.unnamed:
+        first, calls = by_hunk.get(hunk_where, (where, set()))
+        by_hunk[hunk_where] = (min(first, where), calls | called_names(text))
+    for _hunk_where, (where, calls) in sorted(by_hunk.items()):
+        if not (calls & PRIMITIVES or any(c.startswith("SEQ_") for c in calls)):
+            continue
+        candidate = Candidate(view.path, f"(code at {plan.patch.source}:{where})", None, None)
+        plan.problems.append(
+            (
+                candidate,
+                "the change prints, but the patch does not say which function or macro it is in "
+                "(no function context in the hunk header: a diff made without -p?); give --tree DIR",
+            )
+        )
+
+
+def _file_text(state: TreeState, path: str, fallback: bytes) -> bytes:
+    lines = state.lines(path)
+    return b"\n".join(lines) + b"\n" if lines else fallback
+
+
+def touched_functions(view: FileView, visible: dict[str, dict[str, Definition]]) -> list[Candidate]:
+    """Functions with a changed line on either side, then functions whose text uses a changed
+    macro or table (their output changes although none of their lines do)."""
+    names: list[str] = []
+    for which in ("old", "new"):
+        for name, definition in view.side(which).items():
+            if definition.kind == "function" and definition.changed and name not in names:
+                names.append(name)
+    candidates = [
+        Candidate(view.path, name, view.old.get(name), view.new.get(name)) for name in names[:MAX_TOUCHED_FUNCTIONS]
+    ]
+    changed_data = {
+        name
+        for which in ("old", "new")
+        for name, d in view.side(which).items()
+        if d.kind != "function" and d.changed
+    } | set(view.touched_declarations)
+    if changed_data:
+        candidates.extend(_users_of(view, changed_data, set(names)))
+    return candidates
+
+
+def _users_of(view: FileView, changed: set[str], already: set[str]) -> list[Candidate]:
+    """Unchanged functions that use a changed macro or table (directly or through another macro)."""
+    affected = set(changed)
+    for _round in range(8):
+        grew = False
+        for which in ("old", "new"):
+            for name, definition in view.side(which).items():
+                uses = identifiers(definition.text) & affected
+                if name not in affected and definition.kind == "macro" and uses:
+                    affected.add(name)
+                    grew = True
+        if not grew:
+            break
+    users = []
+    for name, definition in view.new.items():
+        if definition.kind != "function" or name in already:
+            continue
+        used = sorted(identifiers(definition.text) & affected)
+        if used:
+            reason = f"uses changed {', '.join(used)}"
+            users.append(Candidate(view.path, name, view.old.get(name), definition, [reason]))
+    return users
+
+
+def _classify(
+    plan: PatchPlan,
+    view: FileView,
+    candidate: Candidate,
+    visible: dict[str, dict[str, Definition]],
+    memo: dict[str, bool],
+) -> None:
+    """Decide what to do with one touched function: check it, report it, or only mention it."""
+    path, name = candidate.path, candidate.name
+    label = f"{path}: {name}"
+    if path.endswith("fs/seq_file.c") and name in READ_PATH:
+        plan.read_path.append(f"read-path change: {name} ({path}); see `fmtcheck reads`")
+        plan.not_output.append(label)
+        return
+    modelled = (path.endswith(("fs/seq_file.c", "include/linux/seq_file.h")) and name in PRIMITIVES) or (
+        path.endswith("lib/vsprintf.c") and name in PRINTF_MODEL
+    )
+    if modelled:
+        reason = (
+            f"changes the implementation of {name}, which fmtcheck models from the specification "
+            "(kernel-seq-semantics.md), not from the patch"
+        )
+        plan.modelled.append((candidate, reason))
+        return
+    output_old = candidate.old is not None and is_output_code(candidate.old, visible["old"], memo)
+    output_new = candidate.new is not None and is_output_code(candidate.new, visible["new"], memo)
+    problem = (candidate.old and candidate.old.problem) or (candidate.new and candidate.new.problem)
+    if problem and any(d is not None and seq_file_parameter(d) for d in (candidate.old, candidate.new)):
+        output_old = True  # a function cut too short to see its calls, but it has a seq_file
+    if not (output_old or output_new):
+        plan.not_output.append(label)
+        return
+    if candidate.old is None or candidate.new is None:
+        plan.added.append(_added_or_removed(candidate, visible))
+        return
+    problem = candidate.old.problem or candidate.new.problem
+    if problem:
+        plan.problems.append((candidate, problem))
+        return
+    try:
+        unseen = _unseen_output_helpers(candidate, visible)
+        if unseen:
+            plan.problems.append((candidate, unseen))
+            return
+        old_src = side_source(candidate.old, visible["old"])
+        new_src = side_source(candidate.new, visible["new"])
+    except Inconclusive as err:
+        plan.problems.append((candidate, f"{err.where}: {err.what}"))
+        return
+    plan.checks.append((candidate, old_src, new_src))
+
+
+def _unseen_output_helpers(candidate: Candidate, visible: dict[str, dict[str, Definition]]) -> str | None:
+    """Why the sides cannot be compared when they make different calls to printing helpers the
+    patch does not show (a rewrite onto an existing helper: ``--tree`` shows it), else None."""
+    assert candidate.old is not None and candidate.new is not None
+    old_calls = Counter(unknown_output_calls(candidate.old, visible["old"]))
+    new_calls = Counter(unknown_output_calls(candidate.new, visible["new"]))
+    if old_calls == new_calls:
+        return None
+    differing = sorted(name for name in old_calls | new_calls if old_calls[name] != new_calls[name])
+    return (
+        f"the two sides make different calls to {', '.join(differing)}, which print(s) to the seq_file "
+        "but is not in the patch; give --tree DIR so that its definition is known"
+    )
+
+
+def _added_or_removed(candidate: Candidate, visible: dict[str, dict[str, Definition]]) -> str:
+    """Say what an output function that exists on one side only means for the check."""
+    which = "new" if candidate.old is None else "old"
+    verb = "adds" if which == "new" else "removes"
+    callers = sorted(
+        name
+        for name, definition in visible[which].items()
+        if definition.kind == "function"
+        and name != candidate.name
+        and candidate.name in identifiers(definition.text)
+    )
+    if callers:
+        return f"{candidate.path}: {verb} output helper {candidate.name}, checked through {', '.join(callers)}"
+    return f"{candidate.path}: {verb} output function {candidate.name}: nothing to compare it with"
+
+
+def _note_unused_changes(plan: PatchPlan, view: FileView, visible: dict[str, dict[str, Definition]]) -> None:
+    """A changed macro or table no rebuilt function uses: its users are not in the patch."""
+    if view.from_tree:
+        return
+    used: set[str] = set()
+    for which in ("old", "new"):
+        for definition in view.side(which).values():
+            if definition.kind == "function":
+                used |= identifiers(definition.text)
+    for which in ("old", "new"):
+        for name, definition in view.side(which).items():
+            if definition.kind != "function" and definition.changed and name not in used:
+                note = (
+                    f"{view.path}: changes {name}, whose users the patch does not show; "
+                    "give --tree DIR to check them"
+                )
+                if note not in plan.notes:
+                    plan.notes.append(note)
+
+
+def judge_plan(plan: PatchPlan, options: Options, several_files: bool = False) -> list[Result]:
+    """Run the engine on every planned check; report problems; say what a quiet patch touched."""
+    results: list[Result] = []
+    for candidate, old_src, new_src in plan.checks:
+        results.append(judge(candidate, old_src, new_src, plan.subject(candidate), options))
+    for candidate, reason in plan.problems:
+        subject = plan.subject(candidate)
+        results.append(Result(subject, "inconclusive", reason=reason, notes=list(candidate.reasons)))
+    for candidate, reason in plan.modelled:
+        results.append(Result(plan.subject(candidate), "inconclusive", reason=reason))
+    if not results:
+        results.append(nothing_to_check(plan))
+    if several_files:
+        for result in results:
+            result.extra.setdefault("patch", plan.patch.source)
+    return results
+
+
+def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
+    """One function through the engine; engine errors become an inconclusive result, not a crash."""
+    from fmtcheck.engine.verdict import compare_functions
+
+    try:
+        result = compare_functions(old_src, new_src, candidate.name, options, subject)
+    except Inconclusive as err:
+        result = Result(subject, "inconclusive", reason=f"{err.where}: {err.what}")
+    except InputError as err:
+        reason = f"the rebuilt function is not understood: {err.where}: {err.what}"
+        result = Result(subject, "inconclusive", reason=reason)
+    except Exception as err:  # noqa: BLE001 - one function's failure must not lose the others
+        if os.environ.get("FMTCHECK_DEBUG"):
+            raise
+        result = Result(subject, "inconclusive", reason=f"internal error while judging: {type(err).__name__}: {err}")
+    result.subject = subject
+    result.notes.extend(note for note in _rebuild_notes(candidate) if note not in result.notes)
+    return result
+
+
+def _rebuild_notes(candidate: Candidate) -> list[str]:
+    notes = list(candidate.reasons)
+    gaps = max(candidate.old.gaps if candidate.old else 0, candidate.new.gaps if candidate.new else 0)
+    if gaps:
+        notes.append(
+            f"rebuilt from the patch's hunks: {gaps} stretch(es) of {candidate.name} the patch does not show "
+            "are taken to print nothing (/* fmtcheck: hunk gap */); give --tree DIR for whole functions"
+        )
+    return notes
+
+
+def nothing_to_check(plan: PatchPlan) -> Result:
+    """The result of a patch that touches no output code: it says what the patch touched."""
+    files = ", ".join(dict.fromkeys(diff.path for diff in plan.patch.files))
+    notes = []
+    if plan.not_output:
+        notes.append("touches no output code: " + "; ".join(plan.not_output))
+    elif not plan.added:
+        notes.append("touches no function")
+    notes.extend(plan.added)
+    notes.extend(plan.read_path)
+    notes.extend(plan.notes)
+    return Result(f"{plan.patch.prefix()}{files}", "nothing-to-check", notes=notes)
+
+
+def _add_read_path_notes(report: Report, plans: list[PatchPlan]) -> None:
+    """One report note per read-path change, naming the versions/patches that make it."""
+    seen: dict[str, list[str]] = {}
+    for plan in plans:
+        for note in plan.read_path:
+            seen.setdefault(note, [])
+            if plan.patch.label and plan.patch.label not in seen[note]:
+                seen[note].append(plan.patch.label)
+    for note, labels in seen.items():
+        report.notes.append(note + (f" ({', '.join(labels)})" if labels else ""))

@@ -1,0 +1,151 @@
+"""Rebuilding functions from a patch alone: the pieces of every hunk joined, per side, into whole
+functions, with a gap marker where the patch does not show the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fmtcheck.patch.ctext import Definition, harvest_definitions
+from fmtcheck.patch.hunks import GAP_MARKER, HunkScan, Piece, SideScan, scan_hunk
+from fmtcheck.patch.patchfile import (
+    FileDiff,
+    HunkLine,
+)
+
+
+def assemble_function(name: str, pieces: list[Piece], file: str) -> Definition:
+    """Join one side's pieces of a function into one complete function (see the module doc)."""
+    out: list[bytes] = []
+    gaps = 0
+    depth = 0
+    first = pieces[0]
+    if first.depth_in > 0:
+        header = first.header or f"static void {name}(void)".encode()
+        out += [header, b"{", GAP_MARKER]
+        gaps, depth = 1, 1
+    elif first.header is not None:
+        out.append(first.header)
+    for index, piece in enumerate(pieces):
+        if index > 0:
+            out.append(GAP_MARKER)
+            gaps += 1
+        target = max(piece.depth_in, 1) if depth > 0 else piece.depth_in
+        while depth > target:
+            out.append(b"}")
+            depth -= 1
+        while depth < target:
+            out.append(b"{")
+            depth += 1
+        out += [line.text for line in piece.lines]
+        depth = piece.depth_out
+    if depth > 0:
+        out.append(GAP_MARKER)
+        gaps += 1
+        out += [b"}"] * depth
+    changed = any(p.changed for p in pieces)
+    problem = next((p.problem for p in pieces if p.problem), None)
+    line = next((l.old_no or l.new_no or 0 for p in pieces for l in p.lines), 0)
+    return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem)
+
+
+@dataclass
+class FileView:
+    """What the old and new sides of one file define, and notes about what could not be seen."""
+
+    path: str
+    old: dict[str, Definition] = field(default_factory=dict)
+    new: dict[str, Definition] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    touched_declarations: list[str] = field(default_factory=list)  # changed, but not rebuildable
+    # changes in code no hunk header names: (line of the hunk, line of the change, text)
+    unnamed: list[tuple[int, int, bytes]] = field(default_factory=list)
+    from_tree: bool = False
+
+    def side(self, which: str) -> dict[str, Definition]:
+        return self.old if which == "old" else self.new
+
+
+def view_from_hunks(diff: FileDiff, source: str) -> FileView:
+    """Rebuild a file's touched functions and definitions from its hunks alone."""
+    view = FileView(diff.path)
+    scans: list[HunkScan] = []
+    carry_old = carry_new = None
+    for hunk in diff.hunks:
+        scan = scan_hunk(hunk, carry_old, carry_new, diff.path, source)
+        scans.append(scan)
+        carry_old = _open_function(scan.old)
+        carry_new = _open_function(scan.new)
+    for which in ("old", "new"):
+        _collect_side(view, [getattr(scan, which) for scan in scans], which, source)
+    for scan in scans:
+        if scan.trimmed_lead or scan.trimmed_trail:
+            view.notes.append(
+                f"{diff.path}: {scan.trimmed_lead + scan.trimmed_trail} unchanged line(s) of the hunk at "
+                f"{source}:{scan.hunk.where} cut a statement in two and were left out"
+            )
+    return view
+
+
+def _open_function(scan: SideScan) -> str | None:
+    if scan.pieces and scan.pieces[-1].depth_out > 0 and scan.pieces[-1].kind == "function":
+        return scan.pieces[-1].name
+    return None
+
+
+def _collect_side(view: FileView, scans: list[SideScan], which: str, source: str) -> None:
+    defs = view.side(which)
+    grouped: dict[str, list[Piece]] = {}
+    for scan in scans:
+        for definition in _top_definitions(scan.top, view.path):
+            defs.setdefault(definition.name, definition)
+        for piece in scan.pieces:
+            if piece.kind != "function" or piece.name is None:
+                if piece.changed:
+                    what = piece.name or (
+                        "a macro the patch does not show from its start"
+                        if piece.kind == "macro"
+                        else "code the patch does not name"
+                    )
+                    where = next((l.where for l in piece.lines if l.changed), 0)
+                    if piece.name is None:
+                        view.unnamed.append((piece.hunk_where, where, b"\n".join(l.text for l in piece.lines)))
+                    note = (
+                        f"{view.path}: changes inside {what} ({source}:{where}) cannot be rebuilt "
+                        "from the patch alone; give --tree DIR"
+                    )
+                    if note not in view.notes:
+                        view.notes.append(note)
+                    if piece.name and piece.name not in view.touched_declarations:
+                        view.touched_declarations.append(piece.name)
+                continue
+            grouped.setdefault(piece.name, []).append(piece)
+    for name, pieces in grouped.items():
+        variants = _split_variants(pieces)
+        defs[name] = assemble_function(name, variants[0], view.path)
+
+
+def _split_variants(pieces: list[Piece]) -> list[list[Piece]]:
+    """A function defined twice (``#ifdef`` alternatives): keep each definition's pieces apart."""
+    variants: list[list[Piece]] = [[]]
+    for piece in pieces:
+        if variants[-1] and piece.depth_in == 0 and variants[-1][-1].depth_out == 0:
+            variants.append([])
+        variants[-1].append(piece)
+    return variants
+
+
+def _top_definitions(lines: list[HunkLine], path: str) -> list[Definition]:
+    """Macros and initialised declarations among a hunk's file-scope lines."""
+    if not lines:
+        return []
+    text = b"\n".join(line.text for line in lines) + b"\n"
+
+    def row_changed(first: int, last: int) -> bool:
+        return any(line.changed for line in lines[first : last + 1])
+
+    def row_line(row: int) -> int:
+        line = lines[min(row, len(lines) - 1)]
+        return line.old_no or line.new_no or 0
+
+    return harvest_definitions(text, path, row_changed, row_line)
