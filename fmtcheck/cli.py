@@ -120,7 +120,7 @@ def _run_diff(args: argparse.Namespace):
 
 
 def _run_grammars(args: argparse.Namespace):
-    from fmtcheck.layout.grammar import grammars_command
+    from fmtcheck.layout.show import grammars_command
 
     return grammars_command(args.name, args.format)
 

@@ -40,30 +40,24 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from fmtcheck.common.errors import InputError
-from fmtcheck.layout.grammar import (
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.layout.compiler import Compiled, Unbound, _Compiler, run_checks
+from fmtcheck.layout.language import detect_grammar, load_grammar
+from fmtcheck.layout.loose import loose_walk
+from fmtcheck.layout.model import (
     Choice,
-    Compiled,
     Field,
     Grammar,
     Group,
     Line,
     Optional,
     Records,
-    Unbound,
     Variant,
-    _Compiler,
-    detect_grammar,
-    example_values,
-    field_domain,
     line_fields,
-    load_grammar,
-    loose_walk,
-    render_line_spans,
-    run_checks,
     walk_items,
 )
-from fmtcheck.common.options import Options
-from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.layout.render import example_values, field_domain, render_line_spans
 
 CHUNK = 8 << 20  # bytes read at a time
 MARGIN = 64 << 10  # bytes kept beyond the current line (a field such as comm may hold '\n')

@@ -19,6 +19,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from fmtcheck.common.errors import InputError
+from fmtcheck.common.options import Options
+from fmtcheck.common.result import Divergence, Report, Result
 from fmtcheck.layout.capture import (
     classify,
     first_difference,
@@ -27,10 +30,7 @@ from fmtcheck.layout.capture import (
     open_capture,
     read_head,
 )
-from fmtcheck.common.errors import InputError
-from fmtcheck.layout.grammar import detect_grammar
-from fmtcheck.common.options import Options
-from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.layout.language import detect_grammar
 
 MAX_KEYS_SHOWN = 5
 

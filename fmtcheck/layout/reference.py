@@ -20,14 +20,8 @@ from fmtcheck.common.options import Options
 def grammar_reference_source(name: str, new_src: bytes, options: Options) -> bytes:
     """C text of the reference side built from grammar `name` for the function in `new_src`."""
     from fmtcheck.engine.verdict import entry_points
-    from fmtcheck.layout.grammar import (
-        Field,
-        Lit,
-        Prim,
-        Printf,
-        line_fields,
-        load_grammar,
-    )
+    from fmtcheck.layout.language import load_grammar
+    from fmtcheck.layout.model import Field, Lit, Prim, Printf, line_fields
 
     grammar_name, _, line_name = name.partition(":")
     grammar = load_grammar(grammar_name)

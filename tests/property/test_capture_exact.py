@@ -27,7 +27,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fmtcheck.layout.capture import check_bytes, first_difference
-from fmtcheck.layout.grammar import Group, Line, Unbound, compile_items, load_grammar, walk_items, walk_nodes
+from fmtcheck.layout.model import Group, Line, walk_items, walk_nodes
+from fmtcheck.layout.compiler import Unbound, compile_items
+from fmtcheck.layout.language import load_grammar
 
 ROOT = Path(__file__).resolve().parents[2]
 JC = ROOT.parent / "shared" / "fixtures" / "jc-linux-proc"

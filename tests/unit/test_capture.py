@@ -10,7 +10,7 @@ import pytest
 from fmtcheck.layout.capture import check_bytes, check_captures
 from fmtcheck.cli import main
 from fmtcheck.common.errors import InputError
-from fmtcheck.layout.grammar import detect_grammar
+from fmtcheck.layout.language import detect_grammar
 from fmtcheck.common.options import Options
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,21 +7,12 @@ import re
 import pytest
 
 from fmtcheck.common.errors import InputError
-from fmtcheck.layout.grammar import (
-    Field,
-    Printf,
-    Prim,
-    compile_items,
-    example_values,
-    field_domain,
-    grammar_names,
-    grammars_command,
-    line_fields,
-    load_grammar,
-    number_regex,
-    parse_grammar,
-    render_line,
-)
+from fmtcheck.layout.model import Field, Printf, Prim, line_fields
+from fmtcheck.layout.compiler import compile_items
+from fmtcheck.layout.render import example_values, field_domain, render_line
+from fmtcheck.layout.language import grammar_names, load_grammar, parse_grammar
+from fmtcheck.layout.show import grammars_command
+from fmtcheck.layout.regexes import number_regex
 
 REQUIRED = {"net_dev", "smaps", "smaps_rollup", "maps", "status", "pid_stat", "statm", "meminfo",
             "stat", "vmstat", "interrupts", "softirqs", "diskstats", "net_snmp", "net_netstat"}
@@ -147,7 +138,7 @@ def test_pad_column_is_exact_in_the_regex():
 
 
 def test_detection_reads_only_the_header_entries():
-    from fmtcheck.layout.grammar import detect_grammar, grammar_meta
+    from fmtcheck.layout.language import detect_grammar, grammar_meta
 
     for name in grammar_names():
         meta, g = grammar_meta(name), load_grammar(name)
@@ -161,7 +152,7 @@ def test_detection_reads_only_the_header_entries():
     ("label", [b"MemTotal:", b"Active(anon):"], [b"MemTotal", b"VmallocTotal:343", b":"]),
 ])
 def test_narrow_domains(domain, good, bad):
-    from fmtcheck.layout.grammar import BUILTIN_DOMAINS
+    from fmtcheck.layout.model import BUILTIN_DOMAINS
 
     rx = re.compile(BUILTIN_DOMAINS[domain].regex)
     assert all(rx.fullmatch(v) for v in good) and not any(rx.fullmatch(v) for v in bad)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fmtcheck.layout.grammar import parse_grammar
+from fmtcheck.layout.language import parse_grammar
 
 README = Path(__file__).resolve().parents[2] / "grammars" / "README.md"
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"

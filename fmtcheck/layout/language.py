@@ -1,0 +1,357 @@
+"""The `.grammar` language (grammars/README.md): parsing a file into the model, loading the packaged
+grammars, their metadata, and detecting which grammar a capture's head belongs to.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import re
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+from fmtcheck.common.errors import InputError
+from fmtcheck.layout.model import (
+    Alt,
+    Choice,
+    Domain,
+    Field,
+    Grammar,
+    GrammarError,
+    Group,
+    Line,
+    Lit,
+    Optional,
+    Pad,
+    Prim,
+    Printf,
+    Records,
+    Variant,
+    walk_items,
+)
+
+
+def _decode_string(raw: str) -> bytes:
+    """A double-quoted grammar string with C escapes (\\t \\n \\\\ \\" \\0 \\xHH) as bytes."""
+    body = raw[1:-1]
+    out = bytearray()
+    i = 0
+    simple = {"t": 9, "n": 10, "r": 13, "\\": 92, '"': 34, "0": 0, "v": 11, "f": 12}
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt == "x":
+                out.append(int(body[i + 2 : i + 4], 16))
+                i += 4
+                continue
+            out.append(simple.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        out += ch.encode("latin-1")
+        i += 1
+    return bytes(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _language() -> pp.ParserElement:
+    """The pyparsing grammar of .grammar files (see grammars/README.md)."""
+    pp.ParserElement.set_default_whitespace_chars(" \t\r\n")
+    string = pp.Regex(r'"(?:[^"\\\n]|\\.)*"')
+    regex = pp.Regex(r"/(?:[^/\\\n]|\\.)+/")
+    ident = pp.Word(pp.alphas + "_", pp.alphanums + "_")
+    integer = pp.Regex(r"-?\d+")
+    lpar, rpar, lbr, rbr, lcur, rcur = map(pp.Suppress, "()[]{}")
+    kw = pp.Keyword
+
+    directive = pp.Regex(r"%[-+ #0]*(\*|\d+)?(\.(\*|\d*))?(hh|h|H|ll|l|L|z|t)?([diuoxXcs%]|p[A-Za-z0-9]*)")
+    prim_arg = string | integer
+    prim = pp.Group(ident("kind") + lpar + pp.Optional(pp.DelimitedList(prim_arg))("args") + rpar)
+    star = pp.Group(pp.Literal("*=").suppress() + pp.Suppress("@") + ident + pp.Optional(pp.Suppress("+") + integer))
+    same = pp.Group(pp.Literal("=").suppress() + ident)
+    field = pp.Group(
+        pp.Suppress("<") + pp.Optional(ident("name")) + pp.Optional(pp.Suppress(":") + ident("domain"))
+        + (directive("directive") | prim("prim"))
+        + pp.Optional(star("star")) + pp.Optional(same("same")) + pp.Suppress(">")
+    )("field")
+    pad = pp.Group(kw("pad").suppress() + lpar + integer + pp.Suppress(",") + string + rpar)("pad")
+    items = pp.Forward()
+    group = pp.Group(lbr + pp.Group(items) + rbr + pp.Optional(pp.one_of("* +"), default="?")
+                     + pp.Optional(pp.Suppress("@") + ident, default=""))("group")
+    alt = pp.Group(lpar + pp.Group(items) + pp.OneOrMore(pp.Suppress("|") + pp.Group(items)) + rpar)("alt")
+    item = pad | field | group | alt | pp.Group(string)("lit")
+    items <<= pp.ZeroOrMore(item)
+
+    stmts = pp.Forward()
+    block = pp.Group(lcur + stmts + rcur)
+    line_name = pp.Optional(pp.Suppress(kw("as")) + ident, default="")
+    line = pp.Group(kw("line") + line_name + pp.Group(items))
+    header = pp.Group(kw("header") + line_name + pp.Group(items))
+    key = pp.Optional(kw("key").suppress() + pp.Suppress("=") + pp.Group(pp.DelimitedList(ident)), default=[])
+    records = pp.Group(kw("records") + ident + key + block)
+    optional = pp.Group(kw("optional") + block)
+    choice = pp.Group(kw("choice") + block + pp.OneOrMore(kw("or").suppress() + block))
+    label = pp.Optional(string, default='""')
+    variant = pp.Group(kw("variant") + ident + pp.Group(label + block)
+                       + pp.OneOrMore(kw("or").suppress() + pp.Group(label + block)))
+    config = pp.Group(kw("config") + ident + label + block)
+    stmt = line | header | records | optional | choice | variant | config
+    stmts <<= pp.ZeroOrMore(stmt)
+
+    meta_str = pp.Group(pp.one_of("name path printer source about", as_keyword=True) + (string | ident))
+    meta_detect = pp.Group((kw("detect") | kw("filename")) + regex)
+    meta_prio = pp.Group(kw("priority") + integer)
+    reserved = pp.MatchFirst([kw(w) for w in "line header records optional choice variant config domain param".split()])
+    meta_param = pp.Group(kw("param") + pp.OneOrMore(~reserved + ident))
+    meta_domain = pp.Group(kw("domain") + ident + (kw("charset") + regex + integer + integer | regex) + string)
+    meta = meta_str | meta_detect | meta_prio | meta_param | meta_domain
+    language = pp.Group(pp.ZeroOrMore(meta)) + pp.Group(stmts) + pp.StringEnd()
+    language.ignore(pp.Regex(r"#[^\n]*"))
+    return language
+
+
+class _Builder:
+    """Turns the pyparsing tree into model objects, naming lines and checking references."""
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.g = grammar
+        self.uid = 0
+        self.auto = 0
+
+    def next_uid(self) -> int:
+        self.uid += 1
+        return self.uid
+
+    def meta(self, entries) -> None:
+        for entry in entries:
+            key = entry[0]
+            if key == "detect":
+                self.g.detect = _regex_literal(entry[1])
+            elif key == "filename":
+                self.g.filename = _regex_literal(entry[1]).decode("latin-1")
+            elif key == "priority":
+                self.g.priority = int(entry[1])
+            elif key == "param":
+                self.g.params = tuple(entry[1:])
+            elif key == "domain":
+                self.g.domains[entry[1]] = self.custom_domain(entry)
+            else:
+                value = entry[1]
+                text = _decode_string(value).decode("utf-8") if value.startswith('"') else value
+                setattr(self.g, key, text)
+
+    def custom_domain(self, entry) -> Domain:
+        name = entry[1]
+        desc = _decode_string(entry[-1]).decode("utf-8")
+        if entry[2] == "charset":
+            return Domain(name, desc, charset=_regex_literal(entry[3]), min_len=int(entry[4]),
+                          max_len=int(entry[5]) or None, examples=())
+        return Domain(name, desc, pattern=_regex_literal(entry[2]))
+
+    def stmts(self, tree) -> list:
+        return [self.stmt(s) for s in tree]
+
+    def stmt(self, s):
+        kind = s[0]
+        if kind in ("line", "header"):
+            items = self.items(s[2])
+            name = s[1] or self.line_name(items)
+            return Line(name, items, header=kind == "header", uid=self.next_uid())
+        if kind == "records":
+            return Records(s[1], self.stmts(s[3]), tuple(s[2]), uid=self.next_uid())
+        if kind == "optional":
+            return Optional(self.stmts(s[1]), uid=self.next_uid())
+        if kind == "choice":
+            return Choice([self.stmts(b) for b in s[1:]], uid=self.next_uid())
+        if kind == "variant":
+            labels = [_decode_string(o[0]).decode() for o in s[2:]]
+            return Variant(s[1], [self.stmts(o[1]) for o in s[2:]], labels, uid=self.next_uid())
+        if kind == "config":
+            label = _decode_string(s[2]).decode()
+            return Variant(s[1], [self.stmts(s[3]), []], [label or "present", "absent"], uid=self.next_uid())
+        raise GrammarError(self.g.name, f"unknown statement {kind!r}")
+
+    def line_name(self, items) -> str:
+        """A line is named after its first field, or its first literal word (header lines)."""
+        for item in walk_items(items):
+            if isinstance(item, Field) and not item.name.startswith("_"):
+                return item.name
+            if isinstance(item, Lit):
+                word = re.match(rb"\s*([A-Za-z0-9_()]+)", item.data)
+                if word:
+                    return word.group(1).decode()
+        self.auto += 1
+        return f"line{self.auto}"
+
+    def items(self, tree) -> tuple:
+        return tuple(self.item(t) for t in tree)
+
+    def item(self, t):
+        kind = t.get_name()
+        if kind == "lit":
+            return Lit(_decode_string(t[0]))
+        if kind == "pad":
+            return Pad(int(t[0]), _decode_string(t[1]))
+        if kind == "group":
+            return Group(self.items(t[0]), t[1], t[2] or None)
+        if kind == "alt":
+            return Alt(tuple(self.items(o) for o in t))
+        return self.field(t)
+
+    def field(self, t) -> Field:
+        name = t.get("name") or ""
+        if not name:
+            self.auto += 1
+            name = f"_{self.auto}"
+        if t.get("directive"):
+            spec: Printf | Prim = Printf(t["directive"].encode("latin-1"))
+            spec.parsed  # validate now, not at first use
+        else:
+            spec = self.prim(t["prim"])
+        domain = t.get("domain") or _default_domain(spec)
+        try:
+            self.g.domain(domain)
+        except KeyError:
+            raise GrammarError(self.g.name, f"field {name}: unknown domain {domain!r}") from None
+        star = None
+        if t.get("star"):
+            s = t["star"]
+            star = (s[0], int(s[1]) if len(s) > 1 else 0)
+        same = t["same"][0] if t.get("same") else None
+        return Field(name, domain, spec, star, same)
+
+    def prim(self, t) -> Prim:
+        kind = t["kind"]
+        args = list(t.get("args") or [])
+        delim = _decode_string(args.pop(0)) if args and args[0].startswith('"') else b""
+        width = int(args.pop(0)) if args else 0
+        if kind not in ("ull", "ullw", "ll", "hex") or args:
+            raise GrammarError(self.g.name, f"bad seq_file primitive {kind}(...)")
+        return Prim(kind, delim, width)
+
+
+def _regex_literal(text: str) -> bytes:
+    return text[1:-1].replace("\\/", "/").encode("latin-1")
+
+
+def _default_domain(spec: Printf | Prim) -> str:
+    """The domain a field has when the grammar does not name one: its C type."""
+    if isinstance(spec, Prim):
+        return {"ull": "u64", "ullw": "u64", "ll": "s64", "hex": "hex"}[spec.kind]
+    d = spec.parsed
+    if d.conversion == "s":
+        return "text"
+    if d.conversion == "c":
+        return "char"
+    if d.conversion == "p":
+        return "text"
+    if d.conversion in "xXo":
+        return "hex" if d.bits == 64 else "u32"
+    signed = d.conversion in "di"
+    return {(64, True): "s64", (64, False): "u64", (32, True): "int"}.get((d.bits, signed), "u32" if not signed else "int")
+
+
+def parse_grammar(text: str, name: str = "grammar") -> Grammar:
+    """Parse the text of a .grammar file into a Grammar (GrammarError on a malformed file)."""
+    try:
+        meta, body = _language().parse_string(text, parse_all=True)
+    except pp.ParseBaseException as err:
+        raise GrammarError(f"{name}.grammar:{err.lineno}:{err.col}", f"syntax error: {err.msg}") from None
+    grammar = Grammar(name=name, text=text)
+    builder = _Builder(grammar)
+    builder.meta(meta)
+    grammar.name = grammar.name or name
+    grammar.body = builder.stmts(body)
+    _check_grammar(grammar)
+    return grammar
+
+
+def _check_grammar(g: Grammar) -> None:
+    """Reject constructs the matcher cannot handle, with a message that says where."""
+    for line in g.lines:
+        for item in walk_items(line.items):
+            if isinstance(item, Group) and item.repeat != "?":
+                if any(isinstance(i, Pad) for i in walk_items(item.items)):
+                    raise GrammarError(g.name, f"line {line.name}: pad() inside a repeated group")
+
+
+def _grammar_root():
+    """The directory of the grammar files: the package `fmtcheck.grammars` once installed, or the
+    `grammars/` directory beside the package when running from a source tree without install."""
+    try:
+        return importlib.resources.files("fmtcheck.grammars")
+    except ModuleNotFoundError:
+        from pathlib import Path
+
+        return Path(__file__).resolve().parent.parent / "grammars"
+
+
+def grammar_names() -> list[str]:
+    """The names of the grammars shipped in the package."""
+    root = _grammar_root()
+    return sorted(p.name[: -len(".grammar")] for p in root.iterdir() if p.name.endswith(".grammar"))
+
+
+@functools.lru_cache(maxsize=64)
+def load_grammar(name: str) -> Grammar:
+    """The grammar NAME from the package (InputError if there is none)."""
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name or ""):
+        raise InputError("--grammar", f"unknown grammar {name!r}")
+    if name not in grammar_names():  # never a path built from a name that is no grammar's
+        known = ", ".join(grammar_names())
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        raise InputError("--grammar", f"unknown grammar {shown!r} (known: {known})")
+    resource = _grammar_root().joinpath(f"{name}.grammar")
+    return parse_grammar(resource.read_text(encoding="utf-8"), name)
+
+
+def all_grammars() -> list[Grammar]:
+    return [load_grammar(n) for n in grammar_names()]
+
+
+@dataclass(frozen=True)
+class GrammarMeta:
+    """What grammar detection needs, read without parsing the whole file."""
+
+    name: str
+    detect: bytes | None
+    filename: str | None
+    priority: int
+
+
+_META_LINE = re.compile(
+    r"^[ \t]*(detect|filename|priority)[ \t]+(/(?:[^/\\\n]|\\.)+/|-?[0-9]+)[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+@functools.lru_cache(maxsize=64)
+def grammar_meta(name: str) -> GrammarMeta:
+    """The `detect`, `filename` and `priority` entries of grammar NAME, scanned line by line (a
+    line that starts with one of these keywords can only be that entry), so that detection does
+    not parse every grammar; anything unusual falls back to a full parse."""
+    text = _grammar_root().joinpath(f"{name}.grammar").read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for m in _META_LINE.finditer(text):
+        if m.group(1) in found:
+            break
+        found[m.group(1)] = m.group(2)
+    else:
+        try:
+            detect = _regex_literal(found["detect"]) if "detect" in found else None
+            fname = _regex_literal(found["filename"]).decode("latin-1") if "filename" in found else None
+            return GrammarMeta(name, detect, fname, int(found.get("priority", 50)))
+        except ValueError:
+            pass
+    g = load_grammar(name)
+    return GrammarMeta(name, g.detect, g.filename, g.priority)
+
+
+def detect_grammar(head: bytes, filename: str = "") -> Grammar | None:
+    """The grammar whose `detect` regex matches the start of a capture, preferring one whose
+    `filename` hint matches the file name when several do. Only the chosen grammar is parsed."""
+    found = [g for g in map(grammar_meta, grammar_names()) if g.detect is not None and re.match(g.detect, head)]
+    if not found:
+        return None
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    hinted = [g for g in found if g.filename and re.search(g.filename, base)]
+    return load_grammar(sorted(hinted or found, key=lambda g: g.priority)[0].name)
