@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import mutants as M  # noqa: E402
 from fmtcheck.c import cfront  # noqa: E402
-from fmtcheck.engine.verdict import Runner, _side, pair_functions, verify_sources  # noqa: E402
+from fmtcheck.engine.verdict import Runner, side_of, pair_functions, verify_sources  # noqa: E402
 from fmtcheck.common.errors import FmtcheckError, Inconclusive  # noqa: E402
 from fmtcheck.engine.inputs import (IFNAME_BYTES, MAX_LOOP, STRING_BOUNDS, VectorInputs,  # noqa: E402
                              boundary_values, string_of_length, type_range)
@@ -72,7 +72,7 @@ def build_runner(old: bytes, new: bytes) -> Runner:
     space = InputSpace()
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
-    return Runner(_side(old_unit, space, old_name, "old"), _side(new_unit, space, new_name, "new"))
+    return Runner(side_of(old_unit, space, old_name, "old"), side_of(new_unit, space, new_name, "new"))
 
 
 def discover(runner: Runner) -> dict[str, Any]:

@@ -184,8 +184,8 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
     try:
-        old = _side(old_unit, space, old_name, "old")
-        new = _side(new_unit, space, new_name, "new")
+        old = side_of(old_unit, space, old_name, "old")
+        new = side_of(new_unit, space, new_name, "new")
     except Inconclusive as err:
         return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
     runner = Runner(old, new)
@@ -196,7 +196,7 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
         return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}")
 
 
-def _side(unit: cfront.Unit, space: InputSpace, name: str, label: str) -> Side:
+def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str) -> Side:
     program = Program(unit, space, label)
     program.function(name)
     return Side(program, name, program.signatures[name])

@@ -58,7 +58,7 @@ class Compiled:
         return re.compile(self.pattern.encode("latin-1"), re.S)
 
 
-class _Compiler:
+class LineCompiler:
     """Builds the exact regex of item sequences under the current parameter bindings."""
 
     def __init__(self, grammar: Grammar, params: dict, prefix: str = "g", capture: bool = True,
@@ -101,7 +101,7 @@ class _Compiler:
     def group(self, group: Group, follow: bytes | None) -> str:
         if group.repeat == "?":
             return "(?:" + self.items(group.items, follow) + ")?"
-        inner = _Compiler(self.g, self.params, self.prefix + "r", capture=False)
+        inner = LineCompiler(self.g, self.params, self.prefix + "r", capture=False)
         body = inner.items(group.items, _repeat_follow(group.items, follow))
         count = self.params.get(group.count) if group.count else None
         # Possessive when what follows the group (a fixed byte, not a letter or digit) cannot start
@@ -246,7 +246,7 @@ def binding_names(grammar: Grammar) -> frozenset:
 
 def compile_items(grammar: Grammar, items, params: dict, prefix: str = "g") -> Compiled:
     """The exact regex of a line's items (newline included) under PARAMS. Raises Unbound."""
-    comp = _Compiler(grammar, params, prefix)
+    comp = LineCompiler(grammar, params, prefix)
     pattern = comp.items(items, b"\n") + r"\n"
     return Compiled(pattern, comp.checks, comp.groups)
 

@@ -22,15 +22,10 @@ from collections import Counter
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result
-from fmtcheck.layout.capture import (
-    classify,
-    first_difference,
-    grammar_for,
-    match_capture,
-    open_capture,
-    read_head,
-)
+from fmtcheck.layout.capture import grammar_for, match_capture
+from fmtcheck.layout.explain import classify, first_difference
 from fmtcheck.layout.language import detect_grammar
+from fmtcheck.layout.reader import open_capture, read_head
 
 MAX_KEYS_SHOWN = 5
 

@@ -70,11 +70,11 @@ def printed_values(unit: cfront.Unit, function: str) -> list[str]:
     from fmtcheck.c.hints import InputSpace, collect_hints
     from fmtcheck.c.outputs import ConcreteOutput
     from fmtcheck.engine.inputs import VectorInputs
-    from fmtcheck.engine.verdict import Runner, _side
+    from fmtcheck.engine.verdict import Runner, side_of
 
     space = InputSpace()
     collect_hints(unit, space)
-    side = _side(unit, space, function, "new")
+    side = side_of(unit, space, function, "new")
     runner = Runner(side, side)
     out = ConcreteOutput()
     runner.run_side(side, VectorInputs(), out)

@@ -199,7 +199,7 @@ def atomic_number(rx: str, follow: bytes | None, digits: str, repeated: bool = F
     longer number, and the alternatives of a number regex never match the same text two ways, so
     the look-ahead (and an atomic group) would only cost time: it is dropped, which makes the
     compiled records about twice as fast to match. Inside a REPEATED group it is kept: a
-    repetition may be possessive (see _Compiler.group), and each repetition must then end where
+    repetition may be possessive (see LineCompiler.group), and each repetition must then end where
     its number ends on the first try. When nothing fixes what follows, a digit may follow."""
     if repeated and follow is not None and chr(follow[0]) not in digits:
         return rx

@@ -26,7 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fmtcheck.layout.capture import check_bytes, first_difference
+from fmtcheck.layout.capture import check_bytes
+from fmtcheck.layout.explain import first_difference
 from fmtcheck.layout.model import Group, Line, walk_items, walk_nodes
 from fmtcheck.layout.compiler import Unbound, compile_items
 from fmtcheck.layout.language import load_grammar

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from _paths import FIXTURES
 from fmtcheck.c import cfront
-from fmtcheck.engine.verdict import Runner, _side, pair_functions
+from fmtcheck.engine.verdict import Runner, side_of, pair_functions
 from fmtcheck.engine.fastpath import Fallback
 from fmtcheck.engine.inputs import VectorInputs, int_strategy, str_strategy
 from fmtcheck.c.hints import InputSpace, collect_hints
@@ -30,7 +30,7 @@ def runner_for(old_path: Path, new_path: Path) -> Runner:
     space = InputSpace()
     collect_hints(old, space)
     collect_hints(new, space)
-    runner = Runner(_side(old, space, old_name, "old"), _side(new, space, new_name, "new"))
+    runner = Runner(side_of(old, space, old_name, "old"), side_of(new, space, new_name, "new"))
     runner.prove()
     discovery = VectorInputs()
     runner.run_slow(discovery)

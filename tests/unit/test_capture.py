@@ -207,14 +207,14 @@ def test_an_arch_row_without_its_padding_diverges():
 
 
 def test_the_result_does_not_depend_on_where_the_chunks_end(monkeypatch):
-    import fmtcheck.layout.capture as capture
+    import fmtcheck.layout.reader as reader
 
     smaps = (FIXTURES / "captures" / "smaps_small").read_bytes() * 8
     broken = smaps.replace(b"Rss:            ", b"Rss:           \t", 3)[:-1] + b" \n"
     expected = [(d.line, d.column, d.kind) for d in check_bytes(broken, "smaps").divergences]
     assert [d[0] for d in expected] == [5, 30, 55, 400]
     for chunk, margin in [(1000, 300), (777, 900), (4096, 64)]:
-        monkeypatch.setattr(capture, "CHUNK", chunk)
-        monkeypatch.setattr(capture, "MARGIN", margin)
+        monkeypatch.setattr(reader, "CHUNK", chunk)
+        monkeypatch.setattr(reader, "MARGIN", margin)
         got = [(d.line, d.column, d.kind) for d in check_bytes(broken, "smaps").divergences]
         assert got == expected, (chunk, margin)

@@ -1,0 +1,95 @@
+"""What a line or block of a grammar binds, and what can start it (for choices and loops).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from fmtcheck.layout.matchstate import State
+from fmtcheck.layout.model import (
+    Field,
+    Group,
+    Line,
+    Optional,
+    Records,
+    Variant,
+    walk_items,
+)
+
+
+def key_text(raw: bytes) -> bytes:
+    """A key field's text without its padding and primitive delimiter ("-55d6..." -> "55d6...")."""
+    return raw.strip(b" \t").lstrip(b"-:/").strip(b" ")
+
+
+def as_key(v):
+    if isinstance(v, list):
+        v = v[0] if v else b""
+    return v if isinstance(v, bytes) else str(v).encode()
+
+
+@functools.lru_cache(maxsize=None)
+def line_params(line: Line) -> tuple:
+    """Parameters and bound values a line's regex depends on."""
+    names = []
+    for item in walk_items(line.items):
+        if isinstance(item, Group) and item.count:
+            names.append(item.count)
+        elif isinstance(item, Field):
+            if item.star:
+                names.append(item.star[0])
+            if item.same_as:
+                names.append(item.same_as)
+    return tuple(dict.fromkeys(names))
+
+
+def block_params(nodes: list) -> tuple:
+    names = []
+    for node in nodes:
+        if isinstance(node, Line):
+            names.extend(line_params(node))
+        elif isinstance(node, (Optional, Records)):
+            names.extend(block_params(node.body))
+        else:
+            for body in node.options:
+                names.extend(block_params(body))
+    return tuple(dict.fromkeys(names))
+
+
+def first_lines(nodes: list, st: State) -> list[Line]:
+    lines, _ = _first(nodes, st)
+    return lines
+
+
+def _first(nodes: list, st: State) -> tuple[list[Line], bool]:
+    """The lines that can come first in NODES, and whether NODES can match nothing."""
+    out: list[Line] = []
+    for node in nodes:
+        if isinstance(node, Line):
+            out.append(node)
+            return out, False
+        if isinstance(node, (Records, Optional)):
+            out.extend(_first(node.body, st)[0])
+            continue
+        options = node.options
+        if isinstance(node, Variant):
+            options = [node.options[i] for i in st.variants.get(node.uid, range(len(node.options)))]
+        nullable = False
+        for body in options:
+            lines, empty = _first(body, st)
+            out.extend(lines)
+            nullable = nullable or empty
+        if not nullable:
+            return out, False
+    return out, True
+
+
+def follow_first(rest, st: State) -> tuple[list[Line], bool]:
+    out: list[Line] = []
+    while rest is not None:
+        nodes, rest = rest
+        lines, nullable = _first(nodes, st)
+        out.extend(lines)
+        if not nullable:
+            return out, False
+    return out, True

@@ -1,0 +1,72 @@
+"""The state a match carries (position, bound values, records seen) and its outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fmtcheck.layout.model import (
+    Grammar,
+)
+
+MAX_DIVERGENCES = 200  # per capture; the rest are counted in a note
+
+
+MAX_REBINDS = 3  # alternative file-wide values noted from the first divergent lines
+
+
+MAX_EXAMINED = 2000  # divergent lines after which a capture is not examined further
+
+
+class GiveUp(Exception):
+    """So many lines diverge that the rest of the capture would only repeat the verdict."""
+
+
+class TooMany(Exception):
+    """A second try of a capture reported more divergences than the first: give up on it."""
+
+
+@dataclass
+class State:
+    pos: int = 0
+    line: int = 1
+    params: dict = field(default_factory=dict)
+    variants: dict = field(default_factory=dict)  # Variant.uid -> candidate option indexes
+
+    def copy(self) -> "State":
+        return State(self.pos, self.line, dict(self.params), dict(self.variants))
+
+
+@dataclass
+class Trial:
+    """The outcome of trying one option: the state after it and what it reported."""
+
+    state: State
+    divs: list
+    records: list
+    truncated: int
+
+
+@dataclass(slots=True)
+class RecordSeen:
+    """A record found in the capture: which block, its key, where it starts (for diff)."""
+
+    block: str
+    key: tuple
+    line: int
+
+
+@dataclass
+class MatchOutcome:
+    grammar: Grammar
+    divergences: list
+    notes: list
+    records: list
+    variants: dict
+    lines: int
+    truncated: int = 0
+    snapshots: int = 1
+    line_roles: dict = field(default_factory=dict)
+    alternatives: list = field(default_factory=list)  # (params, variants) worth a second try
+    params: dict = field(default_factory=dict)  # file-wide values as bound at the end
+    cost: int = 0  # lines reported as divergent (what two readings of a capture are compared by)

@@ -1,0 +1,106 @@
+"""Reading a capture in bounded chunks, line by line, without holding more than a window in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from typing import BinaryIO
+
+from fmtcheck.common.errors import InputError
+
+CHUNK = 8 << 20  # bytes read at a time
+
+
+MARGIN = 64 << 10  # bytes kept beyond the current line (a field such as comm may hold '\n')
+
+
+MAX_LINE = 64 << 20  # a longer line is refused rather than held in memory (no /proc line comes near)
+
+
+HEAD_BYTES = 64 << 10  # what grammar detection looks at
+
+
+def open_capture(path: str) -> BinaryIO:
+    """Open a capture for reading bytes, or raise InputError with a one-line reason."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as err:
+        raise InputError(path, err.strerror or "cannot read") from None
+    if stat_mod.S_ISDIR(st.st_mode):
+        raise InputError(path, "is a directory, not a capture")
+    try:
+        return open(path, "rb")
+    except OSError as err:
+        raise InputError(path, err.strerror or "cannot read") from None
+
+
+def read_head(path: str) -> bytes:
+    with open_capture(path) as f:
+        try:
+            return f.read(HEAD_BYTES)
+        except OSError as err:
+            raise InputError(path, err.strerror or "cannot read") from None
+
+
+class Reader:
+    """A sliding window over a file: positions are absolute, bytes before `keep` may be dropped."""
+
+    def __init__(self, f: BinaryIO, where: str) -> None:
+        self.f = f
+        self.where = where
+        self.buf = b""
+        self.base = 0
+        self.eof = False
+        self.keep = 0
+        self._scan = 0  # where the last newline search stopped
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.buf)
+
+    def _read(self) -> None:
+        cut = self.keep - self.base
+        if cut > 0 and cut >= len(self.buf) // 2:
+            self.buf = self.buf[cut:]
+            self.base += cut
+        try:
+            data = self.f.read(CHUNK)
+        except OSError as err:
+            raise InputError(self.where, err.strerror or "read error") from None
+        if not data:
+            self.eof = True
+        else:
+            self.buf += data
+
+    def ensure_line(self, pos: int) -> None:
+        """Make the window hold the line at POS, its newline, and MARGIN bytes more (or to EOF)."""
+        while not self.eof:
+            rel = pos - self.base
+            nl = self.buf.find(b"\n", max(rel, self._scan - self.base))
+            if nl >= 0 and len(self.buf) - nl > MARGIN:
+                return
+            if nl < 0:
+                self._scan = self.end
+                if self.end - pos > MAX_LINE:
+                    raise InputError(self.where, f"a line longer than {MAX_LINE >> 20} MiB")
+            self._read()
+
+    def ensure(self, pos: int, n: int) -> None:
+        while not self.eof and self.end < pos + n:
+            self._read()
+
+    def line_at(self, pos: int) -> tuple[bytes, bool]:
+        """The physical line at POS (without newline) and whether it had one."""
+        self.ensure_line(pos)
+        rel = pos - self.base
+        nl = self.buf.find(b"\n", rel)
+        if nl < 0:
+            return self.buf[rel:], False
+        return self.buf[rel:nl], True
+
+    def at_eof(self, pos: int) -> bool:
+        self.ensure(pos, 1)
+        return self.eof and pos >= self.end

@@ -1,0 +1,197 @@
+"""Matching repeated records: one record at a time, or in bulk with one regex per block of lines.
+"""
+
+from __future__ import annotations
+
+from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
+from fmtcheck.layout.lookahead import (
+    as_key,
+    block_params,
+    first_lines,
+    key_text,
+    line_params,
+)
+from fmtcheck.layout.matchstate import RecordSeen, State
+from fmtcheck.layout.model import (
+    Choice,
+    Line,
+    Optional,
+    Records,
+    Variant,
+)
+from fmtcheck.layout import reader
+
+
+class RecordMatcher:
+    """Record-loop matching of `Matcher`."""
+
+    def records_loop(self, node: Records, st: State, rest) -> bool:
+        top = self.committed
+        while not self.r.at_eof(st.pos):
+            if top:
+                self.r.keep = st.pos
+            if self.fast_records(node, st, top):
+                continue
+            start_line = st.line
+            before = set(st.params)
+            trial = self.speculate(node.body, st, ([node], rest))
+            if trial is not None and trial.state.pos > st.pos:
+                self.note_record(node, st, start_line)
+                self.adopt(st, trial)
+                self.drop_record_params(st, before)
+                continue
+            if not top or self.follow_matches(rest, st):
+                break
+            if not self.loosely_starts(node.body, st):
+                if self.next_line_starts(node.body, st):
+                    self.extra_line(st)
+                    continue
+                break
+            saved_pos = st.pos
+            self.committed = True
+            self.note_record(node, st, start_line)
+            self.seq(node.body, st, ([node], rest))
+            self.drop_record_params(st, before)
+            if st.pos == saved_pos:
+                break
+        return True
+
+    def drop_record_params(self, st: State, before: set) -> None:
+        """Values bound inside a record live until its end, unless declared file-wide (`param`)."""
+        for name in list(st.params):
+            if name not in before and name not in self.params_decl:
+                del st.params[name]
+
+    def note_record(self, node: Records, st: State, line: int) -> None:
+        if self.collect:
+            self.records.append(RecordSeen(node.name, self.record_key(node, st), line))
+
+    def record_key(self, node: Records, st: State) -> tuple:
+        """The record's key: the key fields of its first line, read from the capture."""
+        text, _ = self.r.line_at(st.pos)
+        firsts = first_lines(node.body, st)
+        for line in firsts:
+            if self.exact(line, st) is None:
+                continue
+            comp, m = self.bound_key
+            key = []
+            for name in node.key:
+                g = comp.groups.get(name)
+                if g and m.group(g) is not None:
+                    key.append(key_text(m.group(g)))
+            return tuple(key) or (line.name.encode(),)
+        res = self.loose(firsts[0], st.pos, text) if firsts else None
+        if res is not None:
+            key = tuple(as_key(res.values.get(k)) for k in node.key if res.values.get(k) is not None)
+            if key:
+                return key
+        return (text.split(b" ")[0] if text.strip() else b"?",)
+
+    def fast_records(self, node: Records, st: State, top: bool) -> bool:
+        """Match as many whole records as possible, back to back, one regex call each, once the
+        record's layout is settled. True when at least one record matched."""
+        comp = self.fast_regex(node, st)
+        if comp is None:
+            return False
+        match = comp.regex.match
+        checks = comp.checks
+        keys = [comp.groups[k] for k in node.key if k in comp.groups] if self.collect else None
+        name = node.name
+        nkeys = len(keys or ())
+        unnamed = (name.encode(),)
+        append = self.records.append
+        params = st.params
+        r = self.r
+        matched = False
+        while True:
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, reader.MARGIN + 1)
+            buf, base = r.buf, r.base
+            rel = start = st.pos - base
+            limit = len(buf) if r.eof else len(buf) - reader.MARGIN
+            need_more = False
+            line = st.line
+            while rel < len(buf):
+                m = match(buf, rel)
+                if m is None:
+                    need_more = rel > limit  # perhaps cut short by the end of the window
+                    break
+                end = m.end()
+                if end == rel:
+                    break
+                if end > limit:
+                    need_more = True  # too close to the end of the window to be sure: read on
+                    break
+                if checks and run_checks(self.g, comp, m, buf, params, bind=False) is not None:
+                    break
+                if keys is not None:
+                    if nkeys == 1:
+                        key = (key_text(m.group(keys[0]) or b""),)
+                    elif nkeys:
+                        key = tuple([key_text(v or b"") for v in m.group(*keys)])
+                    else:
+                        key = unnamed
+                    append(RecordSeen(name, key, line))
+                    line += buf.count(b"\n", rel, end)
+                rel = end
+            if rel > start:
+                matched = True
+                st.line = line if keys is not None else st.line + buf.count(b"\n", start, rel)
+                st.pos = base + rel
+            if not need_more:
+                return matched
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
+
+    def fast_regex(self, node: Records, st: State) -> Compiled | None:
+        names = self._block_params.get(node.uid)
+        if names is None:
+            names = self._block_params[node.uid] = block_params(node.body)
+        key = (node.uid, tuple(st.params.get(n) for n in names),
+               tuple(sorted((k, v) for k, v in st.variants.items())))
+        if key in self._fast:
+            return self._fast[key]
+        comp = None
+        try:
+            c = LineCompiler(self.g, st.params, "f", keep=frozenset(node.key) if self.collect else frozenset())
+            pattern = self.block_pattern(node.body, c, st, names)
+            if pattern is not None:
+                comp = Compiled(pattern, c.checks, c.groups)
+                if any(ch.kind in ("bindstar", "bind") or ch.kind == "count" and ch.item.count for ch in comp.checks):
+                    comp = None
+        except Unbound:
+            comp = None
+        self._fast[key] = comp
+        return comp
+
+    def block_pattern(self, nodes: list, c: LineCompiler, st: State, names) -> str | None:
+        parts = []
+        for node in nodes:
+            if isinstance(node, Line):
+                for n in line_params(node):
+                    if n not in st.params:
+                        return None
+                parts.append(c.items(node.items, b"\n") + r"\n")
+            elif isinstance(node, Optional):
+                inner = self.block_pattern(node.body, c, st, names)
+                if inner is None:
+                    return None
+                parts.append(f"(?:{inner})?")
+            elif isinstance(node, Variant):
+                cands = st.variants.get(node.uid)
+                if cands is None or len(cands) != 1:
+                    return None
+                inner = self.block_pattern(node.options[cands[0]], c, st, names)
+                if inner is None:
+                    return None
+                parts.append(inner)
+            elif isinstance(node, Choice):
+                options = [self.block_pattern(o, c, st, names) for o in node.options]
+                if any(o is None for o in options):
+                    return None
+                parts.append("(?:" + "|".join(options) + ")")
+            else:
+                return None
+        return "".join(parts)
