@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from fmtcheck.common.errors import FmtcheckError
 from fmtcheck.common.options import Options
+from fmtcheck.common.text import one_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,6 +99,10 @@ def _run_verify(args: argparse.Namespace):
 
     if args.old is None and not args.grammar:
         raise FmtcheckError("verify", "give OLD and NEW, or --grammar NAME and NEW")
+    if args.grammar:
+        from fmtcheck.layout.reference import verify_against_grammar
+
+        return verify_against_grammar(args.grammar, args.new, options_from(args))
     return verify_files(args.old, args.new, options_from(args))
 
 
@@ -184,16 +189,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_went_away(code)
     return code
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    """Text from the input, made safe for one line of a terminal: control bytes escaped, cut short."""
-    from fmtcheck.common.result import escape_bytes
-
-    if text.isprintable() and len(text) <= limit:
-        return text
-    safe = "".join(ch if ch.isprintable() else escape_bytes(ch.encode("utf-8", "surrogateescape")) for ch in text)
-    return safe if len(safe) <= limit else safe[: limit - 3] + "..."
 
 
 def _reader_went_away(code: int) -> int:

@@ -306,8 +306,8 @@ class PatchFile(pytest.File):
         shared, so the workers agree.
         """
         from fmtcheck.common.errors import Inconclusive, InputError
-        from fmtcheck.patch.plan import check_patches
         from fmtcheck.common.result import Report, Result
+        from fmtcheck.patch.plan import check_patches
 
         settings = self.config.stash[SETTINGS_KEY]
         try:
@@ -428,6 +428,10 @@ class Fmtcheck:
 
         options = self.settings.options(function=function)
         if _is_path(old, code=True) and _is_path(new, code=True):
+            if options.grammar:
+                from fmtcheck.layout.reference import verify_against_grammar
+
+                return self._settle("verify", verify_against_grammar(options.grammar, os.fspath(new), options))
             return self._settle("verify", verify_files(os.fspath(old), os.fspath(new), options))
         report = verify_sources(_c_text(old), _c_text(new), options, function=function)
         return self._settle("verify", report)

@@ -6,7 +6,8 @@ Lines are bytes end to end; escaping happens only here, when a result becomes JS
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 VERDICT_ORDER = ("nothing-to-check", "equivalent", "inconclusive", "divergent")

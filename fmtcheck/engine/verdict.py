@@ -58,14 +58,9 @@ def read_source(path: str) -> bytes:
     return read_input(path, cfront.MAX_SOURCE_BYTES, "C source file")
 
 
-def verify_files(old_path: str | None, new_path: str, options: Options) -> Report:
-    """`fmtcheck verify OLD NEW` (or `--grammar NAME NEW`)."""
+def verify_files(old_path: str, new_path: str, options: Options) -> Report:
+    """`fmtcheck verify OLD NEW` (with a grammar as the reference: `fmtcheck.layout.reference`)."""
     new = read_source(new_path)
-    if options.grammar:
-        from fmtcheck.layout.reference import grammar_reference_source
-
-        old = grammar_reference_source(options.grammar, new, options)
-        return verify_sources(old, new, options, old_label=f"grammar:{options.grammar}", new_label=new_path)
     old = read_source(old_path)
     return verify_sources(old, new, options, old_label=old_path, new_label=new_path)
 

@@ -14,7 +14,12 @@ from fmtcheck.common.result import Report, Result
 
 def attach_consumers(report: Report, captures: tuple[str, str] | None = None) -> None:
     """Add a consumer matrix to every divergent result (or to the diff of two captures)."""
-    from fmtcheck.impact.consumers import consumers_available, format_matrix, guess_proc_file, run_consumers
+    from fmtcheck.impact.consumers import (
+        consumers_available,
+        format_matrix,
+        guess_proc_file,
+        run_consumers,
+    )
 
     ok, why = consumers_available()
     if not ok:

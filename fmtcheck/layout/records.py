@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from fmtcheck.layout import reader
 from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
 from fmtcheck.layout.lookahead import (
     as_key,
@@ -19,7 +20,6 @@ from fmtcheck.layout.model import (
     Records,
     Variant,
 )
-from fmtcheck.layout import reader
 
 
 class RecordMatcher:

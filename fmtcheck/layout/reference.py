@@ -15,6 +15,7 @@ from __future__ import annotations
 from fmtcheck.c import cfront
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
+from fmtcheck.common.result import Report
 
 
 def grammar_reference_source(name: str, new_src: bytes, options: Options) -> bytes:
@@ -133,3 +134,12 @@ def _assemble(unit: cfront.Unit, function: str, body: list[str]) -> bytes:
     parts.append(head + b"\n{\n" + b"\n".join(b"\t" + d for d in decls) + b"\n"
                  + "\n".join(body).encode("latin-1") + b"\n}\n")
     return b"\n".join(parts)
+
+
+def verify_against_grammar(name: str, new_path: str, options: Options) -> Report:
+    """`fmtcheck verify --grammar NAME NEW`: the grammar's line, rendered as C, is the old side."""
+    from fmtcheck.engine.verdict import read_source, verify_sources
+
+    new = read_source(new_path)
+    old = grammar_reference_source(name, new, options)
+    return verify_sources(old, new, options, old_label=f"grammar:{name}", new_label=new_path)

@@ -46,7 +46,7 @@ def _grammar_summary(g: Grammar) -> dict:
 
 def grammars_command(name: str | None, fmt: str = "text") -> int:
     """List the grammars, or show one with an annotated example rendering. Returns the exit code."""
-    from fmtcheck.report import visible
+    from fmtcheck.common.text import visible
 
     if name is None:
         grammars = all_grammars()

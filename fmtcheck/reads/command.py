@@ -28,8 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.errors import InputError, LimitExceeded
+from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.result import Divergence, Report, Result, jsonable
 
 DEFAULT_BUFSIZE = 131072  # what cat(1) asks for
@@ -255,7 +255,11 @@ def _patterns(bufsizes: Sequence[int], total: int) -> list[tuple[list[int], tupl
 
 
 def _check_one(src: RecordSource, bufsizes: Sequence[int], behaviour: str, seed: int, max_examples: int) -> Result:
-    from fmtcheck.kernel.seq_read import check_stream, expected_stream, find_stream_counterexample
+    from fmtcheck.kernel.seq_read import (
+        check_stream,
+        expected_stream,
+        find_stream_counterexample,
+    )
 
     total = len(expected_stream(src.records))
     cases = 0
@@ -517,7 +521,7 @@ def _model_text(src: RecordSource, runs_by_n: list[tuple[int, list[BehaviourRun]
 
 
 def _check_text(results: Sequence[Result]) -> list[str]:
-    from fmtcheck.report import format_divergence
+    from fmtcheck.common.text import format_divergence
 
     lines = []
     for r in results:
@@ -638,7 +642,7 @@ def _emit(
         data.update(jsonable(extra or {}))
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
-        from fmtcheck.report import summary_line
+        from fmtcheck.common.text import summary_line
 
         sys.stdout.write("\n".join(lines + ([summary_line(report)] if summary else [])) + "\n")
     return report.exit_code()
