@@ -22,7 +22,8 @@ from fmtcheck.c.values import (
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
-from fmtcheck.kernel.primitives import IDENTITY_CALLS, PRIMITIVES
+from fmtcheck.kernel.macros import IDENTITY_CALLS
+from fmtcheck.kernel.primitives import PRIMITIVES
 from fmtcheck.kernel.seq_file import num_to_str
 
 

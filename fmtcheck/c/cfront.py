@@ -26,22 +26,13 @@ from functools import lru_cache
 from typing import Iterator
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.kernel.macros import ANNOTATIONS, ANNOTATIONS_WITH_ARGS, FOR_EACH
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 MAX_EXPANSION_BYTES = 1024 * 1024
 MAX_EXPANSION_DEPTH = 64
 FRAGMENT_NAME = "__fc_fragment"
 
-_ANNOTATIONS = re.compile(
-    rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|"
-    rb"must_check|pure|noreturn|used|ro_after_init|read_mostly|initdata|force|bitwise|kernel|"
-    rb"noinline_for_stack|noinline)|noinline|notrace|__always_unused|asmlinkage|__visible)\b"
-)
-_ANNOTATIONS_WITH_ARGS = re.compile(
-    rb"\b(?:__aligned|__printf|__section|__attribute__|__acquires|__releases|__must_hold|"
-    rb"__cacheline_aligned_in_smp|__counted_by|__nonstring|__guarded_by)\s*\("
-)
-_FOR_EACH = re.compile(rb"\b(\w*for_each\w*|\w*_foreach\w*)\s*\(")
 _TOKEN = re.compile(
     rb"""(?P<ws>[ \t\r\f\v]+)|(?P<nl>\n)|(?P<comment>/\*.*?\*/|//[^\n]*)
     |(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
@@ -324,10 +315,10 @@ def _blank_comments(text: bytes) -> bytes:
 
 
 def _blank_annotations(text: bytes) -> bytes:
-    text = _ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
+    text = ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
     out = bytearray()
     pos = 0
-    for m in _ANNOTATIONS_WITH_ARGS.finditer(text):
+    for m in ANNOTATIONS_WITH_ARGS.finditer(text):
         if m.start() < pos:
             continue
         end = _matching_paren(text, m.end() - 1)
@@ -368,7 +359,7 @@ def _rewrite_for_each(text: bytes) -> bytes:
     """`for_each_x(a, b)` as a statement head becomes `for (;__fc_each("for_each_x", a, b);)`."""
     out = bytearray()
     pos = 0
-    for m in _FOR_EACH.finditer(text):
+    for m in FOR_EACH.finditer(text):
         if m.start() < pos:
             continue
         before = text[:m.start()].rstrip()

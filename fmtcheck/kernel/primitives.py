@@ -1,5 +1,4 @@
-"""Names the kernel gives its seq_file output primitives and the calls that are the identity on values.
-"""
+"""The names of the kernel's seq_file output primitives (fs/seq_file.c), the calls that print."""
 
 from __future__ import annotations
 
@@ -9,5 +8,3 @@ PRIMITIVES = {
     "seq_escape_str", "seq_path", "__seq_puts", "seq_vprintf",
 }
 
-
-IDENTITY_CALLS = {"likely", "unlikely", "READ_ONCE", "data_race", "ACCESS_ONCE", "__builtin_expect"}

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 MAX_DEFINITIONS_PER_SOURCE = 400
-
+from fmtcheck.kernel.macros import ANNOTATIONS, FOR_EACH
 
 FUNCTION_CLOSE = re.compile(rb"^\}\s*;?\s*(?:/[/*].*)?$")
 
@@ -33,14 +33,8 @@ INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"\n]+)"', re.M)
 DECL_SECTION = re.compile(rb"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*=\s*\{?\s*$")
 
 
-_ANNOTATIONS = re.compile(
-    rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|must_check|pure|"
-    rb"noreturn|used|ro_after_init|read_mostly|initdata|initconst|force|bitwise|kernel|noinline_for_stack|"
-    rb"noinline|always_unused|visible|latent_entropy|ref|meminit|sched)|noinline|notrace|asmlinkage|inline)\b"
-)
 
 
-_FOR_EACH = re.compile(rb"\b(\w*for_each\w*|\w*_foreach\w*)\s*\(")
 
 
 _COMMENT_OR_STRING = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.S)
@@ -57,10 +51,10 @@ def _parser():
 def _for_parsing(text: bytes) -> bytes:
     """What tree-sitter should see: annotations blanked (same length, so offsets hold) and
     ``for_each_x(args) {`` loop heads turned into ``for (;;)`` so that they parse as loops."""
-    text = _ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
+    text = ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
     out = bytearray()
     pos = 0
-    for match in _FOR_EACH.finditer(text):
+    for match in FOR_EACH.finditer(text):
         if match.start() < pos:
             continue
         close = matching_paren(text, match.end() - 1)

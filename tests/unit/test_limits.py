@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from _paths import ROOT  # noqa: E402
 HOSTILE = ROOT / "fixtures" / "hostile"
 EXAMPLE = ROOT / "fixtures" / "example"
 PROC = ROOT.parent / "shared" / "fixtures" / "jc-linux-proc"

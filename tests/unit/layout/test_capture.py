@@ -12,8 +12,9 @@ from fmtcheck.cli import main
 from fmtcheck.common.errors import InputError
 from fmtcheck.layout.language import detect_grammar
 from fmtcheck.common.options import Options
+from _paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+
 SHARED = ROOT.parent / "shared"  # as tests/conftest.py
 FIXTURES = ROOT / "fixtures"
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from fmtcheck.layout.language import parse_grammar
+from _paths import ROOT
 
-README = Path(__file__).resolve().parents[2] / "grammars" / "README.md"
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+README = ROOT / "grammars" / "README.md"
+PYPROJECT = ROOT / "pyproject.toml"
 
 
 def _examples() -> list[str]:

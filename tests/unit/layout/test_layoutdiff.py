@@ -13,8 +13,9 @@ import pytest
 from fmtcheck.cli import main
 from fmtcheck.layout.diff import diff_captures
 from fmtcheck.common.options import Options
+from _paths import ROOT
 
-CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "captures"
+CAPTURES = ROOT / "fixtures" / "captures"
 
 
 def _diff(old, new, **kw):

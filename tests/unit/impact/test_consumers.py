@@ -27,11 +27,12 @@ from fmtcheck.impact.consumers import (
     wrap_record,
 )
 from fmtcheck.engine.severity import classify_lines, classify_outputs, split_lines
+from _paths import ROOT
 
 pytest.importorskip("jc")
 pytest.importorskip("psutil")
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "consumers"
+FIXTURES = ROOT / "fixtures" / "consumers"
 
 
 def fixture(name: str) -> bytes:

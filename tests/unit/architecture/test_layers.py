@@ -1,0 +1,81 @@
+"""The house rules of the package layout (README, "How it works"), checked rather than hoped for.
+
+Layers are import-linter contracts in pyproject.toml; these tests run them, show that a deliberate
+back-import breaks them, and check the rules import-linter does not express: no private name
+imported across modules, and modules and classes small enough to read.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from _paths import ROOT
+
+PACKAGE = ROOT / "fmtcheck"
+MAX_MODULE_LINES = 800
+MAX_CLASS_LINES = 400
+
+
+def lint_imports(tree=ROOT) -> subprocess.CompletedProcess:
+    """Run the contracts of pyproject.toml over the package in TREE (import-linter looks in its cwd)."""
+    exe = shutil.which("lint-imports")
+    if exe is None:
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    return subprocess.run([exe, "--no-cache"], cwd=tree, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_layer_contracts_hold():
+    run = lint_imports()
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+def test_a_kernel_module_importing_the_engine_breaks_the_contracts(tmp_path):
+    copy = tmp_path / "fmtcheck"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    target = copy / "kernel" / "constants.py"
+    target.write_text(target.read_text() + "\nfrom fmtcheck.engine import verdict  # noqa: F401\n")
+    run = lint_imports(tmp_path)
+    assert run.returncode != 0
+    assert "fmtcheck.kernel.constants -> fmtcheck.engine.verdict" in run.stdout
+
+
+def python_modules():
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_private_name_is_imported_across_modules():
+    offenders = []
+    for path in python_modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fmtcheck"):
+                offenders += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not offenders, "make these public where they are defined:\n" + "\n".join(offenders)
+
+
+def test_modules_and_classes_stay_readable():
+    too_big = []
+    for path in python_modules():
+        text = path.read_text()
+        if text.count("\n") > MAX_MODULE_LINES:
+            too_big.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines (> {MAX_MODULE_LINES})")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
+                too_big.append(f"{path.relative_to(ROOT)}: class {node.name} has "
+                               f"{node.end_lineno - node.lineno + 1} lines (> {MAX_CLASS_LINES})")
+    assert not too_big, "split by concern:\n" + "\n".join(too_big)
+
+
+def test_the_facade_is_small_and_lazy():
+    code = "import sys, fmtcheck; print(sorted(m for m in sys.modules if m.startswith('fmtcheck')))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "['fmtcheck']", run.stdout + run.stderr
