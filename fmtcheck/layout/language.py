@@ -284,7 +284,7 @@ def _grammar_root():
     except ModuleNotFoundError:
         from pathlib import Path
 
-        return Path(__file__).resolve().parent.parent / "grammars"
+        return Path(__file__).resolve().parents[2] / "grammars"
 
 
 def grammar_names() -> list[str]:
