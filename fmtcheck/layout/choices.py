@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from fmtcheck.common.result import Divergence
-from fmtcheck.layout.explain import explain, render_expected
+from fmtcheck.layout.compiler import run_checks
+from fmtcheck.layout.explain import MAX_REPAIR_LINE, explain, render_expected
 from fmtcheck.layout.lookahead import first_lines, follow_first
 from fmtcheck.layout.matchstate import MAX_DIVERGENCES, State
 from fmtcheck.layout.model import (
@@ -14,6 +15,8 @@ from fmtcheck.layout.model import (
     Variant,
 )
 from fmtcheck.layout.render import example_values
+
+MAX_STRIPPED = 64  # trailing blanks a stripped header line may have lost
 
 
 class ChoiceMatcher:
@@ -143,6 +146,8 @@ class ChoiceMatcher:
                 self.extra_line(st)
                 self.advance(node, st, self.exact(node, st))
                 return
+        if node.header and self.stripped_header(node, st, text, nl):
+            return
         if len(self.divs) < MAX_DIVERGENCES:
             self.note_rebind(node, st)
             self.add(explain(self.g, node, text, nl, st.line, st.params, self.compiled(node, st.params)))
@@ -153,6 +158,31 @@ class ChoiceMatcher:
             self.line_roles[st.line] = node.name
         st.pos += len(text) + (1 if nl else 0)
         st.line += 1
+
+    def stripped_header(self, node: Line, st: State, text: bytes, nl: bool) -> bool:
+        """A header that is exact once the trailing blanks it lost are put back (a copy through a
+        tool that strips lines): report it on the header line, and bind what the header sets (its
+        column count, its width) so that the rows are still checked against it."""
+        comp = self.compiled(node, st.params)
+        if comp is None or text[-1:] in (b" ", b"\t") or len(text) > MAX_REPAIR_LINE:
+            return False
+        for n in range(1, MAX_STRIPPED + 1):
+            cand = text + b" " * n + b"\n"
+            m = comp.regex.fullmatch(cand)
+            params = dict(st.params)
+            if m is None or run_checks(self.g, comp, m, cand, params, bind=True) is not None:
+                continue
+            self.add(Divergence(st.line, len(text) + 1, cand[:-1], text, None, "breaking", "header",
+                                actual_has_newline=nl,
+                                note=f"the header's {n} trailing blank(s) were stripped; the rows are "
+                                     "checked against the header with them"))
+            if self.collect:
+                self.line_roles[st.line] = node.name
+            st.params = params
+            st.pos += len(text) + (1 if nl else 0)
+            st.line += 1
+            return True
+        return False
 
     def missing(self, node: Line, st: State, text: bytes, nl: bool) -> Divergence:
         expected = render_expected(self.g, node, example_values(node, self.g), st.params)

@@ -25,6 +25,7 @@ def render_expected(g: Grammar, node: Line, values: dict, params: dict) -> bytes
 
 
 MAX_REPAIR_LINE = 4096  # longer divergent lines are not searched for a missing blank
+MAX_NEWLINE_LINE = 1 << 20  # longer last lines are not tried with the newline they lack
 
 
 def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int,
@@ -57,6 +58,9 @@ def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, par
             compiled: Compiled | None = None) -> Divergence:
     """The first divergence of TEXT from what NODE prints for the values TEXT holds. When one
     missing blank earlier in the line explains it exactly, that is the divergence reported."""
+    if not has_nl and _exact_with_newline(g, node, text, params, compiled):
+        return Divergence(line_no, len(text) + 1, text, text, None, "breaking", "missing-newline",
+                          actual_has_newline=False, note="the last line has no newline")
     d = _explain(g, node, text, has_nl, line_no, params)
     if d.kind == "missing-newline":
         return d
@@ -75,12 +79,27 @@ def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, par
                       note="a blank is missing here: with one space inserted the line is exact")
 
 
+def _exact_with_newline(g: Grammar, node: Line, text: bytes, params: dict, compiled: Compiled | None) -> bool:
+    """Would TEXT be exact with the newline it lacks?"""
+    if compiled is None or len(text) > MAX_NEWLINE_LINE:
+        return False
+    cand = text + b"\n"
+    m = compiled.regex.fullmatch(cand)
+    return m is not None and run_checks(g, compiled, m, cand, dict(params), bind=True) is None
+
+
+PLACEHOLDER_NOTE = ("expected shows example values where this line could not be read as the layout "
+                    "(they are not the capture's)")
+
+
 def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, params: dict) -> Divergence:
     res = loose_walk(node, text, g)
     values = res.values
+    placeholder = False
     try:
         expected, spans = render_line_spans(node, values, params, g)
     except Exception:  # noqa: BLE001
+        placeholder = True
         values = example_values(node, g)
         values.update({k: v for k, v in res.values.items() if not isinstance(v, list)})
         try:
@@ -98,7 +117,8 @@ def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, pa
                           note="a value outside its field's domain")
     fname = field_at(spans, col - 1)
     kind, severity = classify(expected, text, col, node.header)
-    return Divergence(line_no, col, expected, text, fname, severity, kind, actual_has_newline=has_nl)
+    return Divergence(line_no, col, expected, text, fname, severity, kind, actual_has_newline=has_nl,
+                      note=PLACEHOLDER_NOTE if placeholder else None)
 
 
 def first_difference(a: bytes, b: bytes) -> int | None:

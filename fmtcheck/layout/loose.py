@@ -72,12 +72,59 @@ def loose_walk(line: Line, data: bytes, grammar: Grammar | None = None) -> Loose
     return LooseResult(values, pos, ok)
 
 
+MAX_SPREADS = 64  # ends tried for a field that may hold blanks (comm)
+
+
 def _loose_items(items, data: bytes, pos: int, values: dict, grammar, repeated: bool) -> tuple[int, bool]:
-    for item in items:
+    for i, item in enumerate(items):
+        if i + 1 < len(items) and isinstance(items[i + 1], Lit) and _holds_blanks(item, grammar):
+            return _loose_spread(items, i, data, pos, values, grammar, repeated)
         pos, ok = _loose_item(item, data, pos, values, grammar, repeated)
         if not ok:
             return pos, False
     return pos, True
+
+
+def _holds_blanks(item, grammar) -> bool:
+    """A string field whose domain may hold blanks (comm): a loose reading cannot end it at a blank."""
+    if not isinstance(item, Field) or isinstance(item.spec, Prim) or item.same_as is not None:
+        return False
+    dom = field_domain(item, grammar)
+    return not dom.numeric and dom.charset is not None and bool(re.fullmatch(dom.charset, b" "))
+
+
+def _loose_spread(items, i: int, data: bytes, pos: int, values: dict, grammar, repeated: bool) -> tuple[int, bool]:
+    """Items[i] may hold blanks and the literal items[i+1] follows it: try each place where that
+    literal occurs, from the last (the kernel's own readers take the last ')' after comm), and keep
+    the first that lets the rest of the line read completely, else the one that reads furthest."""
+    stop = items[i + 1].data.strip(b" \t") or items[i + 1].data
+    ends, at = [], len(data)
+    while len(ends) < MAX_SPREADS:
+        at = data.rfind(stop, pos, at)
+        if at < 0:
+            break
+        ends.append(at)
+    best = None
+    for end in ends:
+        trial: dict = {}
+        f = items[i]
+        if not _loose_field_rx(f, grammar).fullmatch(data, pos, end):
+            continue
+        try:
+            value = parse_value(f, _loose_core(f, data[pos:end], grammar), grammar)
+        except ValueError:
+            continue
+        trial[f.name] = [value] if repeated else value
+        got, ok = _loose_items(items[i + 1:], data, end, trial, grammar, repeated)
+        if best is None or (ok, got) > (best[1], best[0]):
+            best = (got, ok, trial)
+        if ok:
+            break
+    if best is None:
+        pos, ok = _loose_item(items[i], data, pos, values, grammar, repeated)
+        return (_loose_items(items[i + 1:], data, pos, values, grammar, repeated) if ok else (pos, False))
+    _merge_values(values, best[2])
+    return best[0], best[1]
 
 
 def _loose_item(item, data: bytes, pos: int, values: dict, grammar, repeated: bool) -> tuple[int, bool]:
