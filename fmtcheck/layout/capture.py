@@ -36,6 +36,7 @@ from __future__ import annotations
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
+from fmtcheck.layout.keys import INVENTORY_BYTES, check_keys, inventory_of, take_inventory
 from fmtcheck.layout.language import detect_grammar, load_grammar
 from fmtcheck.layout.matcher import Matcher
 from fmtcheck.layout.matchstate import MatchOutcome
@@ -169,9 +170,26 @@ def describe_variants(g: Grammar, variants: dict) -> list[str]:
     return out
 
 
+def with_keys(result: Result, g: Grammar, inventory) -> Result:
+    """Add what the keys say: a key every kernel matching the capture prints, missing, is a
+    divergence; a key no known kernel prints is a note."""
+    divs, notes = check_keys(g, inventory)
+    result.notes.extend(notes)
+    if divs:
+        result.divergences = sorted(result.divergences + divs, key=lambda d: d.line)
+        result.verdict = "divergent"
+    return result
+
+
 def check_bytes(data: bytes, grammar: str | Grammar, subject: str = "<bytes>") -> Result:
     g = load_grammar(grammar) if isinstance(grammar, str) else grammar
-    return outcome_result(subject, match_bytes(data, g))
+    result = outcome_result(subject, match_bytes(data, g))
+    if g.keys:
+        head = data[:INVENTORY_BYTES]
+        complete = len(head) == len(data)
+        result = with_keys(result, g, take_inventory(head[: head.rfind(b"\n") + 1] if not complete else head,
+                                                     g, complete))
+    return result
 
 
 def check_captures(paths: list[str], options: Options) -> Report:
@@ -179,5 +197,8 @@ def check_captures(paths: list[str], options: Options) -> Report:
     report = Report(command="check")
     for path in paths:
         g = grammar_for(path, options.grammar)
-        report.results.append(outcome_result(path, match_capture(path, g)))
+        result = outcome_result(path, match_capture(path, g))
+        if g.keys:
+            result = with_keys(result, g, inventory_of(path, g))
+        report.results.append(result)
     return report

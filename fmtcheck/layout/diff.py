@@ -1,13 +1,15 @@
 """`fmtcheck diff OLD NEW`: do two captures of one /proc file have the same layout?
 
 Captures taken at different moments (or on an old and a patched kernel) differ in every counter, so
-bytes cannot be compared. With a grammar, OLD is matched first: that settles the layout it shows
-(which kernel-version variants, which optional lines). NEW is then checked against the grammar
-held to OLD's layout, so a padding that is not what the field width gives for NEW's value, a changed
-separator, a tab for a space, a header change, or a line added or missing is reported where it
-happens in NEW. A departure that OLD shows as well is the same layout and is not reported. Values
-changing, per-CPU columns changing in number, and records present on one side only (an interface
-added, a VMA gone) are not layout changes: the latter are listed as notes.
+bytes cannot be compared. With a grammar, both captures are matched on their own; a departure from
+the grammar that one side shows and the other does not is a layout change, whichever side shows
+it, so `diff A B` and `diff B A` give the same verdict with mirrored kinds. When the two settle a
+kernel-version variant differently, each is matched again held to the other's layout, so that a
+padding, a separator or a glued name is reported where it is. Keyed files compare their keys
+(`key-removed`, `key-added`, `key-renamed`) and rows their field counts (`columns-added`,
+`columns-removed`), see fmtcheck.layout.keys. Values changing, per-CPU columns changing in number,
+and records present on one side only (an interface added, a VMA gone) are not layout changes: the
+latter are listed as notes.
 
 Without a grammar, a token-level diff pairs lines (by their first token, else by position) and
 compares them token by token: digits may change, and a blank run may change only as much as the
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result
 from fmtcheck.layout.capture import grammar_for, match_capture
 from fmtcheck.layout.explain import classify, first_difference
+from fmtcheck.layout.keys import INVENTORY_BYTES, diff_columns, diff_keys, inventory_of, is_keyed
 from fmtcheck.layout.language import detect_grammar
 from fmtcheck.layout.reader import open_capture, read_head
 
@@ -52,25 +56,89 @@ def diff_captures(old: str, new: str, options: Options) -> Report:
 # With a grammar
 
 
+MIRROR = {"missing-text": "extra-text", "extra-text": "missing-text", "missing-line": "extra-line",
+          "extra-line": "missing-line", "key-added": "key-removed", "key-removed": "key-added",
+          "columns-added": "columns-removed", "columns-removed": "columns-added"}
+
+
 def grammar_diff(old: str, new: str, grammar) -> Result:
-    before = match_capture(old, grammar, collect=True)
-    after = match_capture(new, grammar, variants=before.variants, collect=True)
-    known = Counter(_signature(d) for d in before.divergences)
-    divergences = []
-    for d in after.divergences:
-        sig = _signature(d)
-        if known[sig]:
-            continue  # OLD departs from the grammar in the same way: same layout
-        divergences.append(d)
-    notes = record_notes(before.records, after.records)
-    if before.divergences:
-        notes.append(f"{old} itself departs from the {grammar.name} grammar in {len(before.divergences)} "
-                     "place(s); NEW was compared with the layout OLD shows")
-    if after.truncated:
-        notes.append(f"{after.truncated} more divergences not shown")
+    """Both captures are matched on their own, so that OLD and NEW play the same part: a departure
+    from the grammar that one side shows and the other does not is a layout change whichever side
+    shows it, and `diff A B` and `diff B A` agree (with mirrored kinds). Only when the two settle a
+    kernel-version variant differently is each matched again held to the other's layout."""
+    collect = not is_keyed(grammar)  # records by key, for the notes; a keyed file has its inventory
+    before = match_capture(old, grammar, collect=collect)
+    after = match_capture(new, grammar, collect=collect)
+    divergences = departures(before.divergences, after.divergences)
+    divergences += [mirrored(d) for d in departures(after.divergences, before.divergences)]
+    notes = []
+    layout_variants = differing_variants(grammar, before.variants, after.variants)
+    if layout_variants:
+        held_new = match_capture(new, grammar, variants=_held(before.variants, layout_variants), collect=False)
+        held_old = match_capture(old, grammar, variants=_held(after.variants, layout_variants), collect=False)
+        forward = departures(held_new.divergences, after.divergences + before.divergences)
+        spots = {(d.line, d.column) for d in forward}
+        divergences += forward  # and the other way where that shows another place
+        divergences += [mirrored(d) for d in departures(held_old.divergences, before.divergences + after.divergences)
+                        if (d.line, d.column) not in spots]
+    keyed = is_keyed(grammar) or grammar.columns
+    if keyed:
+        old_inv = inventory_of(old, grammar)
+        new_inv = inventory_of(new, grammar)
+        divergences += diff_keys(grammar, old_inv, new_inv) if is_keyed(grammar) else []
+        divergences += diff_columns(grammar, old_inv, new_inv)
+        if not (old_inv.complete and new_inv.complete):
+            notes.append(f"keys and columns compared on the first {INVENTORY_BYTES >> 10} KiB of each capture")
+    if not is_keyed(grammar):
+        notes += record_notes(before.records, after.records)
+    for path, out in ((old, before), (new, after)):
+        if out.divergences:
+            notes.append(f"{path} itself departs from the {grammar.name} grammar in {len(out.divergences)} "
+                         "place(s); only departures the other side does not show are layout changes")
+    truncated = before.truncated + after.truncated
+    if truncated:
+        notes.append(f"{truncated} more divergences not shown")
+    divergences.sort(key=lambda d: d.line)
     verdict = "divergent" if divergences else "equivalent"
     return Result(subject=f"{old} -> {new}", verdict=verdict, method="tested", cases=after.lines,
                   divergences=divergences, notes=notes, extra={"grammar": grammar.name})
+
+
+def departures(mine: list, theirs: list) -> list:
+    """MINE's departures from the grammar that THEIRS does not show in the same way."""
+    known = Counter(_signature(d) for d in theirs)
+    out = []
+    for d in mine:
+        sig = _signature(d)
+        if known[sig]:
+            known[sig] -= 1
+            continue
+        out.append(d)
+    return out
+
+
+def mirrored(d: Divergence) -> Divergence:
+    """A departure OLD shows and NEW does not, told from NEW's side: NEW conforms where OLD did not."""
+    note = "OLD departs from the layout here and NEW does not" + (f"; {d.note}" if d.note else "")
+    return replace(d, kind=MIRROR.get(d.kind, d.kind), note=note)
+
+
+def differing_variants(g, a: dict, b: dict) -> set:
+    """Variants both captures settle, to different options (and not a mere present/absent line,
+    which the key inventory reports as a key added or removed)."""
+    out = set()
+    for v in g.variants:
+        ca, cb = a.get(v.uid), b.get(v.uid)
+        if not ca or not cb or set(ca) & set(cb):
+            continue
+        if is_keyed(g) and len(v.options) == 2 and any(not o for o in v.options):
+            continue
+        out.add(v.uid)
+    return out
+
+
+def _held(variants: dict, uids: set) -> dict:
+    return {uid: c for uid, c in variants.items() if uid in uids}
 
 
 def _signature(d: Divergence) -> tuple:

@@ -15,11 +15,13 @@ from fmtcheck.common.errors import InputError
 from fmtcheck.layout.model import (
     Alt,
     Choice,
+    ColumnRule,
     Domain,
     Field,
     Grammar,
     GrammarError,
     Group,
+    KeyInfo,
     Line,
     Lit,
     Optional,
@@ -28,6 +30,7 @@ from fmtcheck.layout.model import (
     Printf,
     Records,
     Variant,
+    parse_version,
     walk_items,
 )
 
@@ -102,10 +105,17 @@ def _language() -> pp.ParserElement:
     meta_str = pp.Group(pp.one_of("name path printer source about", as_keyword=True) + (string | ident))
     meta_detect = pp.Group((kw("detect") | kw("filename")) + regex)
     meta_prio = pp.Group(kw("priority") + integer)
-    reserved = pp.MatchFirst([kw(w) for w in "line header records optional choice variant config domain param".split()])
+    reserved = pp.MatchFirst([kw(w) for w in
+                              "line header records optional choice variant config domain param keys key columns".split()])
     meta_param = pp.Group(kw("param") + pp.OneOrMore(~reserved + ident))
     meta_domain = pp.Group(kw("domain") + ident + (kw("charset") + regex + integer + integer | regex) + string)
-    meta = meta_str | meta_detect | meta_prio | meta_param | meta_domain
+    key_name = pp.Regex(r"[A-Za-z0-9_()./-]+")
+    key_attr = pp.Regex(r"(since|until|config|arch|seen)=[A-Za-z0-9_.,+!-]+")
+    meta_keys = pp.Group(kw("keys") + ident + pp.Optional(~reserved + ident))
+    meta_key = pp.Group(kw("key") + pp.Group(pp.OneOrMore(~reserved + ~key_attr + key_name))
+                        + pp.Group(pp.ZeroOrMore(key_attr)))
+    meta_columns = pp.Group(kw("columns") + ident + string + string)
+    meta = meta_str | meta_detect | meta_prio | meta_param | meta_domain | meta_keys | meta_key | meta_columns
     language = pp.Group(pp.ZeroOrMore(meta)) + pp.Group(stmts) + pp.StringEnd()
     language.ignore(pp.Regex(r"#[^\n]*"))
     return language
@@ -136,10 +146,36 @@ class _Builder:
                 self.g.params = tuple(entry[1:])
             elif key == "domain":
                 self.g.domains[entry[1]] = self.custom_domain(entry)
+            elif key == "keys":
+                self.g.key_fields = tuple(entry[1:])
+            elif key == "key":
+                self.key_entry(list(entry[1]), list(entry[2]))
+            elif key == "columns":
+                self.g.columns[entry[1]] = ColumnRule(entry[1], _decode_string(entry[2]).decode("utf-8"),
+                                                      _decode_string(entry[3]).decode("utf-8"))
             else:
                 value = entry[1]
                 text = _decode_string(value).decode("utf-8") if value.startswith('"') else value
                 setattr(self.g, key, text)
+
+    def key_entry(self, names: list, attrs: list) -> None:
+        """`key NAME... since=V until=V config=C arch=A seen=V,V`: the same history for each NAME."""
+        info: dict = {}
+        for attr in attrs:
+            what, value = attr.split("=", 1)
+            try:
+                if what in ("since", "until"):
+                    info[what] = parse_version(value)
+                elif what == "seen":
+                    info[what] = tuple(parse_version(v) for v in value.split(","))
+                else:
+                    info[what] = value
+            except ValueError:
+                raise GrammarError(self.g.name, f"key {names[0]}: bad release in {attr!r}") from None
+        for name in names:
+            if name in self.g.keys:
+                raise GrammarError(self.g.name, f"key {name} listed twice")
+            self.g.keys[name] = KeyInfo(name, **info)
 
     def custom_domain(self, entry) -> Domain:
         name = entry[1]

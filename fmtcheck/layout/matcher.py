@@ -39,8 +39,10 @@ class Matcher(RecordMatcher, ChoiceMatcher):
     """Matches one capture against one grammar; collects divergences, records and variants."""
 
     def __init__(self, grammar: Grammar, reader: Reader, variants: dict | None = None,
-                 collect: bool = False, params: dict | None = None, max_divs: int | None = None) -> None:
+                 collect: bool = False, params: dict | None = None, max_divs: int | None = None,
+                 bulk: bool = True) -> None:
         self.g = grammar
+        self.bulk = bulk  # match settled records in bulk (False: line by line, naming every line)
         self.r = reader
         self.divs: list[Divergence] = []
         self.records: list[RecordSeen] = []

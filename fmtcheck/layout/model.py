@@ -211,6 +211,59 @@ class Variant:
 Node = Union[Line, Records, Optional, Choice, Variant]
 
 
+def parse_version(text: str) -> tuple:
+    """A kernel release as a comparable tuple ("2.6.32" -> (2, 6, 32))."""
+    return tuple(int(p) for p in text.split("."))
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """One key (a line label such as `MemFree`, or `Udp.InCsumErrors`) and the kernels that print
+    it: `since` and `until` (exclusive) releases, the config option or architecture it needs, and
+    `seen` for a key known from the listed releases whose history was not traced (never required)."""
+
+    name: str
+    since: tuple | None = None
+    until: tuple | None = None
+    config: str | None = None
+    arch: str | None = None
+    seen: tuple = ()
+
+    @property
+    def conditional(self) -> bool:
+        return bool(self.config or self.arch or self.seen)
+
+    def describe(self) -> str:
+        parts = []
+        if self.since:
+            parts.append(".".join(map(str, self.since)) + "+")
+        if self.until:
+            parts.append("before " + ".".join(map(str, self.until)))
+        if self.config:
+            parts.append(self.config)
+        if self.arch:
+            parts.append(f"arch {self.arch}")
+        if self.seen:
+            parts.append("seen in " + ", ".join(".".join(map(str, v)) for v in self.seen))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class ColumnRule:
+    """A line whose number of fields is part of the layout (`columns` entry): the field counts
+    consumers accept (`counts`, such as "7 14 >=18") and which consumer rule says so (`why`)."""
+
+    line: str
+    counts: str
+    why: str
+
+    def accepts(self, n: int) -> bool:
+        for word in self.counts.split():
+            if word.startswith(">=") and n >= int(word[2:]) or word.isdigit() and n == int(word):
+                return True
+        return False
+
+
 @dataclass(eq=False)
 class Grammar:
     name: str
@@ -222,6 +275,9 @@ class Grammar:
     filename: str | None = None
     priority: int = 50
     params: tuple = ()
+    key_fields: tuple = ()  # `keys FIELD [SUBFIELD]`: the field that holds a line's key
+    keys: dict = dc_field(default_factory=dict)  # `key` entries: name -> KeyInfo
+    columns: dict = dc_field(default_factory=dict)  # `columns` entries: line name -> ColumnRule
     domains: dict = dc_field(default_factory=dict)
     body: list = dc_field(default_factory=list)
     text: str = ""

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import functools
+import re
+
 from fmtcheck.layout import reader
 from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
 from fmtcheck.layout.lookahead import (
@@ -22,6 +25,16 @@ from fmtcheck.layout.model import (
 )
 
 
+@functools.lru_cache(maxsize=64)
+def bulk_regex(pattern: str) -> re.Pattern | None:
+    """PATTERN (one record) repeated possessively, compiled once per process (diff matches two
+    captures with the same records)."""
+    try:
+        return re.compile(b"(?:(" + pattern.encode("latin-1") + b"))*+", re.S)
+    except (re.error, UnicodeEncodeError, RecursionError, OverflowError):
+        return None
+
+
 class RecordMatcher:
     """Record-loop matching of `Matcher`."""
 
@@ -30,7 +43,7 @@ class RecordMatcher:
         while not self.r.at_eof(st.pos):
             if top:
                 self.r.keep = st.pos
-            if self.fast_records(node, st, top):
+            if self.bulk and self.fast_records(node, st, top):
                 continue
             start_line = st.line
             before = set(st.params)
@@ -88,8 +101,9 @@ class RecordMatcher:
         return (text.split(b" ")[0] if text.strip() else b"?",)
 
     def fast_records(self, node: Records, st: State, top: bool) -> bool:
-        """Match as many whole records as possible, back to back, one regex call each, once the
-        record's layout is settled. True when at least one record matched."""
+        """Match as many whole records as possible, back to back, once the record's layout is
+        settled: all of a window's records in one call of the repeated regex when nothing is
+        collected per record, else one call each. True when at least one record matched."""
         comp = self.fast_regex(node, st)
         if comp is None:
             return False
@@ -101,6 +115,7 @@ class RecordMatcher:
         unnamed = (name.encode(),)
         append = self.records.append
         params = st.params
+        bulk = self.bulk_regex(comp) if keys is None and not checks else None
         r = self.r
         matched = False
         while True:
@@ -112,6 +127,8 @@ class RecordMatcher:
             limit = len(buf) if r.eof else len(buf) - reader.MARGIN
             need_more = False
             line = st.line
+            if bulk is not None and rel < limit:
+                rel = self.bulk_skip(bulk, buf, rel, limit)
             while rel < len(buf):
                 m = match(buf, rel)
                 if m is None:
@@ -144,6 +161,21 @@ class RecordMatcher:
             if top:
                 r.keep = st.pos
             r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
+
+    def bulk_regex(self, comp: Compiled) -> re.Pattern | None:
+        """The record's regex repeated: one call matches every record of a window back to back
+        (no per-record Python work); group 1 is the last record it matched."""
+        return bulk_regex(comp.pattern)
+
+    @staticmethod
+    def bulk_skip(bulk: re.Pattern, buf: bytes, rel: int, limit: int) -> int:
+        """Where the records matched in bulk from REL end, the last one excepted: the view ends at
+        LIMIT, so the last record may have been read short of a line beyond it (the per-record loop
+        matches it again with the whole window in view)."""
+        m = bulk.match(buf, rel, limit)
+        if m is None or m.start(1) < 0:
+            return rel
+        return m.start(1)
 
     def fast_regex(self, node: Records, st: State) -> Compiled | None:
         names = self._block_params.get(node.uid)
@@ -180,10 +212,7 @@ class RecordMatcher:
                     return None
                 parts.append(f"(?:{inner})?")
             elif isinstance(node, Variant):
-                cands = st.variants.get(node.uid)
-                if cands is None or len(cands) != 1:
-                    return None
-                inner = self.block_pattern(node.options[cands[0]], c, st, names)
+                inner = self.variant_pattern(node, c, st, names)
                 if inner is None:
                     return None
                 parts.append(inner)
@@ -195,3 +224,22 @@ class RecordMatcher:
             else:
                 return None
         return "".join(parts)
+
+    def variant_pattern(self, node: Variant, c: LineCompiler, st: State, names) -> str | None:
+        """The pattern of a variant inside a record: its option once decided; while several are
+        still possible (the short counters of a first net/dev row print the same bytes in both
+        layouts), a record that every one of them matches, so that bulk matching keeps them all
+        possible as the line-by-line matcher would. Only options of single lines are combined, so
+        that the options end where the line does."""
+        cands = st.variants.get(node.uid)
+        if cands is None:
+            return None
+        if len(cands) == 1:
+            return self.block_pattern(node.options[cands[0]], c, st, names)
+        options = [node.options[i] for i in cands]
+        if not all(len(o) == 1 and isinstance(o[0], Line) for o in options):
+            return None
+        patterns = [self.block_pattern(o, c, st, names) for o in options]
+        if any(p is None for p in patterns):
+            return None
+        return "".join(f"(?={p})" for p in patterns[:-1]) + patterns[-1]

@@ -65,8 +65,11 @@ def test_a_missing_variant_line_is_a_difference(tmp_path):
     b = tmp_path / "b"
     b.write_bytes(re.sub(rb"Pss_Dirty: +[0-9]+ kB\n", b"", data))
     report = _diff(CAPTURES / "smaps_small", b)
-    kinds = {d.kind for d in report.results[0].divergences}
-    assert report.exit_code() == 1 and "missing-line" in kinds
+    [d] = report.results[0].divergences
+    assert report.exit_code() == 1 and (d.kind, d.field) == ("key-removed", "Pss_Dirty")
+    assert "Pss_Dirty (6.0+)" in d.note  # the config option its line is in
+    [back] = _diff(b, CAPTURES / "smaps_small").results[0].divergences
+    assert (back.kind, back.severity) == ("key-added", "cosmetic")
 
 
 def test_token_diff_without_grammar(tmp_path):

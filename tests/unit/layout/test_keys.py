@@ -1,0 +1,214 @@
+"""Keys and columns (fmtcheck.layout.keys): keyed files know their keys, rows their field counts;
+`diff` reports a key or a column on one side only, in both directions; `check` requires the keys
+every matching kernel prints and notes the ones no known kernel prints."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from _paths import SHARED
+from fmtcheck.cli import main
+from fmtcheck.common.options import Options
+from fmtcheck.layout.capture import check_bytes
+from fmtcheck.layout.diff import diff_captures
+from fmtcheck.layout.grammar import GrammarError, load_grammar, parse_grammar
+
+JC = SHARED / "fixtures" / "jc-linux-proc"
+
+MEMINFO = (b"MemTotal:        3996436 kB\nMemFree:         2410080 kB\nMemAvailable:    3240716 kB\n"
+           b"Buffers:           55024 kB\nCached:           981672 kB\nSwapCached:            0 kB\n"
+           b"Active:           748932 kB\nInactive:         566744 kB\nActive(anon):     279332 kB\n"
+           b"Inactive(anon):    19600 kB\nActive(file):     469600 kB\nInactive(file):   547144 kB\n"
+           b"Unevictable:           0 kB\nMlocked:               0 kB\nSwapTotal:       2097148 kB\n"
+           b"SwapFree:        2097148 kB\nDirty:                52 kB\nWriteback:             0 kB\n"
+           b"AnonPages:        279024 kB\nMapped:           224844 kB\nShmem:             19932 kB\n"
+           b"KReclaimable:      92432 kB\nSlab:             158172 kB\nSReclaimable:      92432 kB\n"
+           b"SUnreclaim:        65740 kB\nKernelStack:        6048 kB\nPageTables:         8676 kB\n"
+           b"NFS_Unstable:          0 kB\nBounce:                0 kB\nWritebackTmp:          0 kB\n"
+           b"CommitLimit:     4095364 kB\nCommitted_AS:    1700432 kB\nVmallocTotal:   34359738367 kB\n"
+           b"VmallocUsed:       23148 kB\nVmallocChunk:          0 kB\nPercpu:             1504 kB\n"
+           b"HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\n"
+           b"HugePages_Surp:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n"
+           b"DirectMap4k:      169920 kB\nDirectMap2M:     4024320 kB\n")
+
+DISKSTATS_15 = (b"   8       0 sda 4402 1276 474754 1882 1218 1383 46224 2210 0 3520 4092 0 0 0 0\n"
+                b"   8       1 sda1 4339 1276 470394 1860 1217 1383 46224 2210 0 3496 4070 0 0 0 0\n")
+
+
+def _eleven(row: bytes) -> bytes:
+    """A diskstats row of kernels before 4.18: the first 11 counters."""
+    major, minor, name, *counters = row.split()
+    return b"%4s %7s %s " % (major, minor, name) + b" ".join(counters[:11])
+
+
+def _diff_exit(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> tuple[int, int]:
+    a, b = tmp_path / f"old_{name}", tmp_path / f"new_{name}"
+    a.write_bytes(old)
+    b.write_bytes(new)
+    return main(["diff", str(a), str(b)]), main(["diff", str(b), str(a)])
+
+
+def _kinds(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> list[str]:
+    a, b = tmp_path / f"o_{name}", tmp_path / f"n_{name}"
+    a.write_bytes(old)
+    b.write_bytes(new)
+    return [d.kind for d in diff_captures(str(a), str(b), Options()).results[0].divergences]
+
+
+def test_meminfo_key_removed_diverges_both_ways(tmp_path):
+    without = MEMINFO.replace(b"MemFree:         2410080 kB\n", b"")
+    assert _diff_exit(tmp_path, MEMINFO, without) == (1, 1)
+    assert _kinds(tmp_path, MEMINFO, without) == ["key-removed"]
+    assert _kinds(tmp_path, without, MEMINFO) == ["key-added"]
+
+
+def test_meminfo_key_renamed_diverges_both_ways(tmp_path):
+    renamed = MEMINFO.replace(b"MemFree:  ", b"MemFrei:  ")
+    assert _diff_exit(tmp_path, MEMINFO, renamed) == (1, 1)
+    assert _kinds(tmp_path, MEMINFO, renamed) == ["key-renamed"]
+    assert _kinds(tmp_path, renamed, MEMINFO) == ["key-renamed"]
+
+
+def test_key_removed_is_breaking_and_added_cosmetic(tmp_path):
+    without = MEMINFO.replace(b"Percpu:             1504 kB\n", b"")
+    a, b = tmp_path / "a_meminfo", tmp_path / "b_meminfo"
+    a.write_bytes(MEMINFO)
+    b.write_bytes(without)
+    [gone] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    [back] = diff_captures(str(b), str(a), Options()).results[0].divergences
+    assert (gone.kind, gone.severity, back.kind, back.severity) == \
+        ("key-removed", "breaking", "key-added", "cosmetic")
+    assert "4.16+" in gone.note
+
+
+def test_config_dependent_key_is_noted_with_its_config(tmp_path):
+    without = MEMINFO.replace(b"Hugetlb:               0 kB\n", b"")
+    a, b = tmp_path / "a_meminfo", tmp_path / "b_meminfo"
+    a.write_bytes(MEMINFO)
+    b.write_bytes(without)
+    [gone] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    assert "CONFIG_HUGETLB_PAGE" in gone.note
+
+
+def test_diskstats_11_against_15_counters_diverges_both_ways(tmp_path):
+    eleven = b"\n".join(_eleven(r) for r in DISKSTATS_15.splitlines()) + b"\n"
+    assert len(eleven.splitlines()[0].split()) == 14
+    assert _diff_exit(tmp_path, DISKSTATS_15, eleven, "diskstats") == (1, 1)
+    assert _kinds(tmp_path, eleven, DISKSTATS_15, "diskstats") == ["columns-added"]
+    assert _kinds(tmp_path, DISKSTATS_15, eleven, "diskstats") == ["columns-removed"]
+
+
+def test_columns_severity_says_which_readers(tmp_path):
+    """14 -> 18 fields: psutil reads both as a disk (cosmetic); 18 -> 15 is its Linux 2.4 layout."""
+    eleven = b"\n".join(_eleven(r) for r in DISKSTATS_15.splitlines()) + b"\n"
+    a, b = tmp_path / "a_diskstats", tmp_path / "b_diskstats"
+    a.write_bytes(eleven)
+    b.write_bytes(DISKSTATS_15)
+    [added] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    assert added.severity == "cosmetic" and "psutil" in added.note
+    twelve = b"\n".join(r + b" 0" for r in eleven.splitlines()) + b"\n"  # 15 fields: read as 2.4
+    b.write_bytes(twelve)
+    [odd] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    assert (odd.kind, odd.severity) == ("columns-added", "breaking")
+
+
+def test_snmp_udp_7_against_10_columns(tmp_path):
+    ten = (b"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors "
+           b"IgnoredMulti MemErrors\nUdp: 35 2 0 38 0 0 0 0 0\n")
+    seven = (b"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors\n"
+             b"Udp: 35 2 0 38 0 0 0\n")
+    head = b"Ip: Forwarding DefaultTTL\nIp: 1 64\n"
+    assert _diff_exit(tmp_path, head + ten, head + seven, "snmp") == (1, 1)
+    kinds = _kinds(tmp_path, head + seven, head + ten, "snmp")
+    assert sorted(kinds) == ["columns-added", "key-added", "key-added"]
+
+
+def test_two_live_captures_seconds_apart_are_the_same_layout(tmp_path):
+    files = ["meminfo", "vmstat", "diskstats", "net/snmp", "net/netstat", "self/status", "self/stat"]
+    present = [f for f in files if os.path.exists(f"/proc/{f}")]
+    if not present:
+        pytest.skip("no /proc")
+    first = {f: Path(f"/proc/{f}").read_bytes() for f in present}
+    time.sleep(1)
+    for f in present:
+        a, b = tmp_path / (f.replace("/", "_") + ".a"), tmp_path / (f.replace("/", "_") + ".b")
+        a.write_bytes(first[f])
+        b.write_bytes(Path(f"/proc/{f}").read_bytes())
+        assert main(["diff", str(a), str(b)]) == 0, f
+
+
+def test_check_missing_key_every_matching_kernel_prints():
+    result = check_bytes(MEMINFO.replace(b"MemFree:         2410080 kB\n", b""), "meminfo")
+    [d] = result.divergences
+    assert (d.kind, d.field, d.line) == ("missing-line", "MemFree", 2)
+    assert "4.20+" in d.note  # KReclaimable says 4.20 or later
+
+
+def test_check_key_absent_before_its_release_is_not_required():
+    """MemAvailable came with 3.14: a capture whose keys all predate it may lack it."""
+    old = MEMINFO.replace(b"MemAvailable:    3240716 kB\n", b"")
+    for newer in (b"KReclaimable:      92432 kB\n", b"Percpu:             1504 kB\n",
+                  b"Hugetlb:               0 kB\n"):
+        old = old.replace(newer, b"")
+    assert check_bytes(old, "meminfo").verdict == "equivalent"
+
+
+def test_check_unknown_key_is_a_note():
+    result = check_bytes(MEMINFO + b"GPUActive:             0 kB\n", "meminfo")
+    assert result.verdict == "equivalent"
+    assert any("key-unknown" in n and "GPUActive" in n for n in result.notes)
+
+
+def test_config_key_is_never_required():
+    result = check_bytes(MEMINFO.replace(b"DirectMap4k:      169920 kB\n", b""), "meminfo")
+    assert result.verdict == "equivalent"
+
+
+@pytest.mark.skipif(not JC.exists(), reason="../shared/fixtures/jc-linux-proc is absent")
+def test_real_meminfo_and_vmstat_have_every_required_key():
+    for name in ("meminfo", "vmstat"):
+        result = check_bytes((JC / name).read_bytes(), name)
+        assert result.verdict == "equivalent", (name, result.divergences[:1])
+
+
+def test_key_entries_parse_and_are_checked():
+    g = parse_grammar('name t\nkeys label\nkey A B since=3.14 config=CONFIG_X\nkey C until=5.5\n'
+                      'records r key=label { line <label:label %-16s> <v:kb %8lu> " kB" }\n', "t")
+    assert g.key_fields == ("label",)
+    assert g.keys["B"].since == (3, 14) and g.keys["B"].config == "CONFIG_X"
+    assert g.keys["C"].until == (5, 5) and not g.keys["C"].conditional
+    with pytest.raises(GrammarError):
+        parse_grammar("name t\nkey A\nkey A\nline \"x\"\n", "t")
+    with pytest.raises(GrammarError):
+        parse_grammar("name t\nkey A since=x.y\nline \"x\"\n", "t")
+
+
+def test_shipped_keyed_grammars_declare_their_keys():
+    for name in ("meminfo", "vmstat", "status", "smaps", "net_snmp", "net_netstat"):
+        assert load_grammar(name).key_fields, name
+    for name, line in (("diskstats", "disk"), ("pid_stat", "stat"), ("net_snmp", "values")):
+        assert line in load_grammar(name).columns
+
+
+def test_pid_stat_without_final_newline_is_missing_newline():
+    line = (b"1 (systemd) S 0 1 1 0 -1 4194560 61399 2385767 94 1017 94 270 3143 1289 20 0 1 0 5 "
+            b"172040192 3312 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 1 0 0 0 "
+            b"0 0 0 0 0 0 0 0 0 0")
+    assert check_bytes(line + b"\n", "pid_stat").verdict == "equivalent"
+    [d] = check_bytes(line, "pid_stat").divergences
+    assert (d.kind, d.column, d.expected) == ("missing-newline", len(line) + 1, line)
+
+
+def test_stripped_header_is_reported_on_the_header_and_rows_still_checked():
+    rows = b"          HI:          0          0\n       TIMER:     123456     654321\n"
+    header = b"                    CPU0       CPU1       \n"
+    assert check_bytes(header + rows, "softirqs").verdict == "equivalent"
+    [d] = check_bytes(header.rstrip(b" \n") + b"\n" + rows, "softirqs").divergences
+    assert (d.line, d.kind) == (1, "header")
+    bad_row = rows.replace(b"    123456", b"   123456 ")
+    divs = check_bytes(header.rstrip(b" \n") + b"\n" + bad_row, "softirqs").divergences
+    assert [(x.line, x.kind) for x in divs] == [(1, "header"), (3, "width")]
