@@ -1,7 +1,12 @@
-"""Measure `check` and `diff` speed on a generated smaps capture (issue #4 performance target).
+"""Measure `check` and `diff` speed on a large smaps capture and a large net/dev capture (issues #4, #17).
 
 Prints MB/s for check and diff, the ratio to `cmp` on the same bytes, and the peak RSS. Run:
-    python benchmarks/capture_speed.py [--mb 60] [--runs 3]
+    python benchmarks/capture_speed.py [--mb 100] [--netdev-lines 100000] [--runs 3]
+        [--smaps PATH] [--smaps2 PATH] [--netdev PATH] [--netdev2 PATH]
+Without paths the captures are generated: smaps from this process's own records (repeated with
+fresh addresses), net/dev from this machine's header and device rows with fresh names and counters
+of every digit length (a seeded generator: the same bytes on every run). diff compares two
+captures of the same layout with other values.
 Each phase runs in a child process so that its peak RSS is its own. The time is that of
 `check_captures` / `diff_captures` in the child: grammar detection, grammar parsing, regex
 compilation, reading and matching; the import of fmtcheck is measured apart and printed as
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -66,34 +72,89 @@ def generate(path: str, megabytes: int, seed_addr: int = 0x550000000000) -> int:
     return size
 
 
+def generate_netdev(path: str, lines: int, seed: int = 1) -> int:
+    """A /proc/net/dev capture with LINES device rows, printed as dev_seq_printf_stats does."""
+    rng = random.Random(seed)
+    try:
+        with open("/proc/net/dev", "rb") as f:
+            header = f.read().split(b"\n")[:2]
+    except OSError:
+        header = [b"Inter-|   Receive                                                |  Transmit",
+                  b" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs "
+                  b"drop fifo colls carrier compressed"]
+    size = 0
+    with open(path, "wb") as out:
+        chunk = [header[0], header[1]]
+        for i in range(lines):
+            vals = [rng.choice((0, 7, 42, 4096, 123456, 98765432, 12345678901)) for _ in range(16)]
+            chunk.append(b"%6s: %7d %7d %4d %4d %4d %5d %10d %9d %8d %7d %4d %4d %4d %5d %7d %10d"
+                         % (f"v{seed:x}{i:x}".encode()[-15:], *vals))
+            if len(chunk) >= 4096 or i == lines - 1:
+                data = b"\n".join(chunk) + b"\n"
+                out.write(data)
+                size += len(data)
+                chunk = []
+    return size
+
+
 def run_child(mode: str, a: str, b: str) -> tuple[float, float, str, int]:
     out = subprocess.run([sys.executable, "-c", CHILD, mode, a, b], capture_output=True, text=True, check=True)
     dt, startup, verdict, rss = out.stdout.split()
     return float(dt), float(startup), verdict, int(rss)
 
 
+def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
+    """check A and diff A B, each beside cmp of A and a byte copy of A (two distinct files)."""
+    copy = os.path.join(tmp, "copy")
+    shutil.copyfile(a, copy)
+    mb = os.path.getsize(a) / 1e6
+    cmp_dt = min(_timed(["cmp", a, copy]) for _ in range(runs))
+    cmp_rate = mb / cmp_dt
+    print(f"{label}: {mb:.1f} MB; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s)")
+    for mode in ("check", "diff"):
+        results = [run_child(mode, a, b) for _ in range(runs)]
+        dt, startup, verdict, _ = min(results)
+        rss = max(r[3] for r in results)
+        total = mb + (os.path.getsize(b) / 1e6 if mode == "diff" else 0)
+        cmp_same = total / cmp_rate  # cmp's time on as many bytes
+        print(f"  {mode}: {total:.1f} MB in {dt:.2f} s = {total / dt:.0f} MB/s ({verdict}); "
+              f"ratio to cmp {cmp_same / dt:.3f}; peak RSS {rss / 1024:.0f} MB; "
+              f"startup {startup:.2f} s, with it {total / (dt + startup):.0f} MB/s")
+    os.unlink(copy)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mb", type=int, default=60)
+    ap.add_argument("--mb", type=int, default=100, help="size of the generated smaps capture")
+    ap.add_argument("--netdev-lines", type=int, default=100_000, help="rows of the generated net/dev")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--smaps", help="an smaps capture to use instead of generating one")
+    ap.add_argument("--smaps2", help="the NEW side of the smaps diff (default: generated)")
+    ap.add_argument("--netdev", help="a net/dev capture to use instead of generating one")
+    ap.add_argument("--netdev2", help="the NEW side of the net/dev diff (default: generated)")
+    ap.add_argument("--only", choices=("smaps", "netdev"), help="measure one capture only")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        a, b, copy = (os.path.join(tmp, n) for n in ("a", "b", "copy"))
-        size = generate(a, args.mb)
-        generate(b, args.mb, seed_addr=0x560000000000)  # same layout, other values (addresses)
-        shutil.copyfile(a, copy)
-        mb = size / 1e6
-        cmp_dt = min(_timed(["cmp", a, copy]) for _ in range(args.runs))
-        cmp_rate = mb / cmp_dt
-        print(f"capture: {mb:.1f} MB of smaps; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s)")
-        for mode in ("check", "diff"):
-            runs = [run_child(mode, a, b) for _ in range(args.runs)]
-            dt, startup, verdict, _ = min(runs)
-            rss = max(r[3] for r in runs)
-            total = mb * (2 if mode == "diff" else 1)
-            print(f"{mode}: {total:.1f} MB in {dt:.2f} s = {total / dt:.0f} MB/s ({verdict}); "
-                  f"ratio to cmp {(total / dt) / cmp_rate:.3f}; peak RSS {rss / 1024:.0f} MB; "
-                  f"startup {startup:.2f} s, with it {total / (dt + startup):.0f} MB/s")
+        if args.only != "netdev":
+            a = args.smaps or os.path.join(tmp, "smaps_a")
+            b = args.smaps2 or os.path.join(tmp, "smaps_b")
+            if not args.smaps:
+                generate(a, args.mb)
+            if not args.smaps2:
+                generate(b, args.mb if not args.smaps else max(1, os.path.getsize(a) >> 20),
+                         seed_addr=0x560000000000)  # same layout, other values (addresses)
+            measure("smaps", a, b, args.runs, tmp)
+            for p in (a, b):
+                if p.startswith(tmp):
+                    os.unlink(p)
+        if args.only != "smaps":
+            a = args.netdev or os.path.join(tmp, "netdev_a")
+            b = args.netdev2 or os.path.join(tmp, "netdev_b")
+            if not args.netdev:
+                generate_netdev(a, args.netdev_lines)
+            if not args.netdev2:
+                generate_netdev(b, args.netdev_lines, seed=2)
+            measure("net/dev", a, b, args.runs, tmp)
 
 
 def _timed(cmd: list[str]) -> float:
