@@ -136,25 +136,27 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.only != "netdev":
-            a = args.smaps or os.path.join(tmp, "smaps_a")
-            b = args.smaps2 or os.path.join(tmp, "smaps_b")
-            if not args.smaps:
-                generate(a, args.mb)
-            if not args.smaps2:
-                generate(b, args.mb if not args.smaps else max(1, os.path.getsize(a) >> 20),
-                         seed_addr=0x560000000000)  # same layout, other values (addresses)
-            measure("smaps", a, b, args.runs, tmp)
-            for p in (a, b):
-                if p.startswith(tmp):
-                    os.unlink(p)
+            smaps_new = lambda path, old: generate(  # noqa: E731 - same layout, other addresses
+                path, args.mb if not args.smaps else max(1, os.path.getsize(old) >> 20), seed_addr=0x560000000000)
+            _run("smaps", (args.smaps, lambda path: generate(path, args.mb)), (args.smaps2, smaps_new),
+                 args.runs, tmp)
         if args.only != "smaps":
-            a = args.netdev or os.path.join(tmp, "netdev_a")
-            b = args.netdev2 or os.path.join(tmp, "netdev_b")
-            if not args.netdev:
-                generate_netdev(a, args.netdev_lines)
-            if not args.netdev2:
-                generate_netdev(b, args.netdev_lines, seed=2)
-            measure("net/dev", a, b, args.runs, tmp)
+            _run("net/dev", (args.netdev, lambda path: generate_netdev(path, args.netdev_lines)),
+                 (args.netdev2, lambda path, old: generate_netdev(path, args.netdev_lines, seed=2)), args.runs, tmp)
+
+
+def _run(label: str, old: tuple, new: tuple, runs: int, tmp: str) -> None:
+    """Measure on the given captures, or on generated ones (removed afterwards)."""
+    a = old[0] or os.path.join(tmp, "old")
+    b = new[0] or os.path.join(tmp, "new")
+    if not old[0]:
+        old[1](a)
+    if not new[0]:
+        new[1](b, a)
+    measure(label, a, b, runs, tmp)
+    for path in (a, b):
+        if path.startswith(tmp):
+            os.unlink(path)
 
 
 def _timed(cmd: list[str]) -> float:

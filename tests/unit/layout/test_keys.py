@@ -52,11 +52,15 @@ def _diff_exit(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> tuple
     return main(["diff", str(a), str(b)]), main(["diff", str(b), str(a)])
 
 
-def _kinds(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> list[str]:
+def _divs(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> list:
     a, b = tmp_path / f"o_{name}", tmp_path / f"n_{name}"
     a.write_bytes(old)
     b.write_bytes(new)
-    return [d.kind for d in diff_captures(str(a), str(b), Options()).results[0].divergences]
+    return diff_captures(str(a), str(b), Options()).results[0].divergences
+
+
+def _kinds(tmp_path, old: bytes, new: bytes, name: str = "meminfo") -> list[str]:
+    return [d.kind for d in _divs(tmp_path, old, new, name)]
 
 
 def test_meminfo_key_removed_diverges_both_ways(tmp_path):
@@ -75,11 +79,8 @@ def test_meminfo_key_renamed_diverges_both_ways(tmp_path):
 
 def test_key_removed_is_breaking_and_added_cosmetic(tmp_path):
     without = MEMINFO.replace(b"Percpu:             1504 kB\n", b"")
-    a, b = tmp_path / "a_meminfo", tmp_path / "b_meminfo"
-    a.write_bytes(MEMINFO)
-    b.write_bytes(without)
-    [gone] = diff_captures(str(a), str(b), Options()).results[0].divergences
-    [back] = diff_captures(str(b), str(a), Options()).results[0].divergences
+    [gone] = _divs(tmp_path, MEMINFO, without)
+    [back] = _divs(tmp_path, without, MEMINFO)
     assert (gone.kind, gone.severity, back.kind, back.severity) == \
         ("key-removed", "breaking", "key-added", "cosmetic")
     assert "4.16+" in gone.note
@@ -87,10 +88,7 @@ def test_key_removed_is_breaking_and_added_cosmetic(tmp_path):
 
 def test_config_dependent_key_is_noted_with_its_config(tmp_path):
     without = MEMINFO.replace(b"Hugetlb:               0 kB\n", b"")
-    a, b = tmp_path / "a_meminfo", tmp_path / "b_meminfo"
-    a.write_bytes(MEMINFO)
-    b.write_bytes(without)
-    [gone] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    [gone] = _divs(tmp_path, MEMINFO, without)
     assert "CONFIG_HUGETLB_PAGE" in gone.note
 
 
@@ -105,14 +103,10 @@ def test_diskstats_11_against_15_counters_diverges_both_ways(tmp_path):
 def test_columns_severity_says_which_readers(tmp_path):
     """14 -> 18 fields: psutil reads both as a disk (cosmetic); 18 -> 15 is its Linux 2.4 layout."""
     eleven = b"\n".join(_eleven(r) for r in DISKSTATS_15.splitlines()) + b"\n"
-    a, b = tmp_path / "a_diskstats", tmp_path / "b_diskstats"
-    a.write_bytes(eleven)
-    b.write_bytes(DISKSTATS_15)
-    [added] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    [added] = _divs(tmp_path, eleven, DISKSTATS_15, "diskstats")
     assert added.severity == "cosmetic" and "psutil" in added.note
     twelve = b"\n".join(r + b" 0" for r in eleven.splitlines()) + b"\n"  # 15 fields: read as 2.4
-    b.write_bytes(twelve)
-    [odd] = diff_captures(str(a), str(b), Options()).results[0].divergences
+    [odd] = _divs(tmp_path, eleven, twelve, "diskstats")
     assert (odd.kind, odd.severity) == ("columns-added", "breaking")
 
 
