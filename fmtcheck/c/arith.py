@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fmtcheck.c.coverage import input_reads
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import S32, U64, conv, promote, usual
 from fmtcheck.c.values import (
@@ -19,6 +20,7 @@ from fmtcheck.c.values import (
     Ptr,
     SeqHandle,
     UndefinedBehaviour,
+    past_chain_bound,
 )
 from fmtcheck.common.errors import Inconclusive
 
@@ -28,6 +30,8 @@ def as_int(v: Any, f: Frame, t: tuple, text: str) -> Any:
     if type(v) is int or isinstance(v, Sym):
         return v
     if isinstance(v, Free):
+        if t[0] != "int" and past_chain_bound(v.key):
+            return 0  # the end of a pointer chain over data the code does not define
         return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64)
     if isinstance(v, Ptr):
         return 0x1000_0000 + id(v.mem) % 0x1000_0000 * 16 + v.off
@@ -45,13 +49,60 @@ def truth(v: Any, f: Frame, t: tuple, text: str) -> Any:
         return bool(v)  # raises NotProvable
     if isinstance(v, Free):
         # a value the code did not make, tested for truth: an input (a pointer may be NULL too)
+        if t[0] != "int" and past_chain_bound(v.key):
+            return False  # the end of a pointer chain over data the code does not define
         return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64) != 0
     if isinstance(v, (Ptr, Mem, LocalStruct, SeqHandle)):
         return True
     return bool(v)
 
 
-def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, where: str):
+def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
+    """`compare`, telling the side's coverage (when it keeps one) the operands and the inputs
+    they read; an unsigned value against 0 in a direction that cannot change is not asked for."""
+    cmp = _COMPARE[op]
+    text = f"{ltext} {op} {rtext}"
+    unsigned = not t[2]
+
+    def observed(f: Frame) -> Any:
+        coverage = f.ctx.coverage
+        if coverage is None:
+            return compare(f)
+        reads = input_reads(f.ctx.inputs)
+        start = len(reads) if reads is not None else 0
+        a = conv(as_int(lfn(f), f, lt, ltext), t)
+        b = conv(as_int(rfn(f), f, rt, rtext), t)
+        result = int(cmp(a, b))
+        if type(a) is int and type(b) is int and not (
+                unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<=")))):
+            coverage.observe(site, text, bool(result), None, reads[start:] if reads else [], (a, b))
+        return result
+
+    return observed
+
+
+def observed_truth(fn, t: tuple, text: str, site: str):
+    """A condition's truth, told to the side's coverage (when it keeps one)."""
+
+    def cond(f: Frame) -> Any:
+        coverage = f.ctx.coverage
+        if coverage is None:
+            v = fn(f)
+            return v != 0 if type(v) is int else truth(v, f, t, text)
+        reads = input_reads(f.ctx.inputs)
+        start = len(reads) if reads is not None else 0
+        v = fn(f)
+        outcome = v != 0 if type(v) is int else truth(v, f, t, text)
+        if not isinstance(outcome, Sym):
+            value = v if type(v) is int else (v.key if isinstance(v, Free) else type(v).__name__)
+            coverage.observe(site, text, bool(outcome), value, reads[start:] if reads else [])
+        return outcome
+
+    return cond
+
+
+def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, where: str,
+           site: str | None = None):
     lfn, rfn = left.fn, right.fn
     ltext, rtext = left.text, right.text
     if op in ("<<", ">>"):
@@ -86,7 +137,9 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
             a = conv(as_int(lfn(f), f, lt, ltext), t)
             b = conv(as_int(rfn(f), f, rt, rtext), t)
             return int(cmp(a, b))
-        return compare, S32
+        if site is None:
+            return compare, S32
+        return _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site), S32
 
     arith = _ARITH.get(op)
     if arith is None:

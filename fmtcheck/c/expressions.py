@@ -28,6 +28,7 @@ from fmtcheck.c.values import (
     Expr,
     Frame,
     Free,
+    free_path,
     LocalStruct,
     Mem,
     Ptr,
@@ -167,13 +168,13 @@ class ExpressionCompiler:
         def member(f: Frame) -> Any:
             obj = bfn(f)
             if isinstance(obj, Free):
-                return Free(f"{obj.key}{op}{fname}")
+                return free_path(f, f"{obj.key}{op}{fname}", where)
             if isinstance(obj, LocalStruct):
                 if fname in obj.fields:
                     return obj.fields[fname]
                 if obj.zeroed:
                     return 0
-                return Free(f"{obj.key}.{fname}")
+                return free_path(f, f"{obj.key}.{fname}", where)
             if isinstance(obj, CSeqFile):
                 if fname in obj.fields:
                     return obj.fields[fname]
@@ -201,7 +202,7 @@ class ExpressionCompiler:
             if isinstance(i, Sym):
                 raise NotProvable("an index depends on an input")
             if isinstance(obj, Free):
-                return Free(f"{obj.key}[{i}]")
+                return free_path(f, f"{obj.key}[{i}]", where)
             if isinstance(obj, list):
                 if not 0 <= i < len(obj):
                     raise Inconclusive(where, f"index {i} is outside the table")

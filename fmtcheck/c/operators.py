@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c.arith import as_int, binary, truth
+from fmtcheck.c.arith import as_int, binary, observed_truth, truth
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
 from fmtcheck.c.values import CSeqFile, Expr, Frame, LocalStruct, Mem, Ptr, advance
 from fmtcheck.common.errors import Inconclusive
+
+
+COMPARISONS = frozenset(("==", "!=", "<", ">", "<=", ">="))
 
 
 class OperatorCompiler:
@@ -26,7 +29,8 @@ class OperatorCompiler:
             return self._pointer_arith(op, left, right, node, text)
         lt = left.type if left.type[0] == "int" else (self.space.hint(left.text) or U64)
         rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
-        fn, t = binary(op, left, right, lt, rt, self.line(node), self.where(node))
+        site = self.site(node) if op in COMPARISONS else None
+        fn, t = binary(op, left, right, lt, rt, self.line(node), self.where(node), site)
         if left.type == FREE and op in ("+", "-"):
             # a member of unknown type may hold a pointer (m->buf + m->count)
             return self._maybe_pointer_arith(op, left, right, fn, t, node, text)
@@ -69,18 +73,39 @@ class OperatorCompiler:
         return Expr(padd, ("ptr", elem), text, node)
 
     def _logical(self, op, left, right, node, text):
-        lfn, rfn = left.fn, right.fn
         lt, rt = left.type, right.type
+        ltruth = self.operand_truth(left)
+        rtruth = self.operand_truth(right)
 
         if op == "&&":
             def land(f: Frame) -> Any:
-                return int(truth(lfn(f), f, lt, left.text) and truth(rfn(f), f, rt, right.text))
+                return int(ltruth(f) and rtruth(f))
             return Expr(land, S32, text, node)
 
         def lor(f: Frame) -> Any:
-            return int(truth(lfn(f), f, lt, left.text) or truth(rfn(f), f, rt, right.text))
+            return int(ltruth(f) or rtruth(f))
 
         return Expr(lor, S32, text, node)
+
+    def site(self, node) -> str:
+        """A condition's name in the coverage of a search: file, line and column."""
+        return f"{self.where(node)}:{node.start_point[1] + 1}"
+
+    def operand_truth(self, e: Expr) -> Callable[[Frame], Any]:
+        """The truth of a condition or of an operand of `&&`/`||`, observed by the coverage
+        unless it is a comparison or a logical operator (those observe themselves) or a constant."""
+        node = e.node
+        while node is not None and node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        fn, t, text = e.fn, e.type, e.text
+        if e.const is not None or node is None or (
+                node.type == "binary_expression"
+                and node.child_by_field_name("operator").text.decode() in COMPARISONS | {"&&", "||"}):
+            def plain(f: Frame) -> Any:
+                v = fn(f)
+                return v != 0 if type(v) is int else truth(v, f, t, text)
+            return plain
+        return observed_truth(fn, t, text, self.site(node))
 
     def _expr_conditional_expression(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)

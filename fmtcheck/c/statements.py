@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c.arith import as_int, truth
+from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
 from fmtcheck.c.types import FREE, S32, conv, type_size
 from fmtcheck.c.values import (
@@ -205,7 +205,11 @@ class StatementCompiler:
             raise Inconclusive(name, f"array {name} has a negative size ({n})")
         if n * esize > MAX_LOCAL_ARRAY:
             raise LimitExceeded(name, f"local array of {n * esize} bytes is over the limit")
-        return lambda f: Mem(bytearray(n * esize), elem=elem)
+        def make_array(f: Frame) -> Mem:
+            f.ctx.allocate(n * esize, name)
+            return Mem(bytearray(n * esize), elem=elem)
+
+        return make_array
 
     def _stmt_if_statement(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)
@@ -232,18 +236,7 @@ class StatementCompiler:
     def _cond(self, node, scope) -> Callable[[Frame], Any]:
         if node is not None and node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
-        e = self.expr(node, scope)
-        fn = e.fn
-        t = e.type
-        text = e.text
-
-        def cond(f: Frame) -> Any:
-            v = fn(f)
-            if type(v) is int:
-                return v != 0
-            return truth(v, f, t, text)
-
-        return cond
+        return self.operand_truth(self.expr(node, scope))
 
     def _stmt_for_statement(self, node, scope):
         scope = dict(scope)

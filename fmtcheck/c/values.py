@@ -9,9 +9,20 @@ from typing import Any, Callable
 
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, conv, type_size
-from fmtcheck.common.errors import Inconclusive
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
 
 MAX_STEPS = 200_000
+
+# bytes of arrays the interpreter may allocate in one run of one side; with the step bound and the
+# bound on input bytes it keeps every run far below the memory of a CI runner
+MAX_RUN_BYTES = 64 << 20
+
+# an input path longer than this comes from a walk the code cannot end (p = p->next over free data)
+MAX_KEY_BYTES = 1024
+
+# in testing, a pointer chain over free data (p->next->next...) ends after this many links: the
+# pointer one further is NULL, as the loops of the sweep run at most MAX_LOOP times
+MAX_CHAIN = 3
 
 
 MAX_CALL_DEPTH = 48
@@ -149,17 +160,46 @@ class UndefinedBehaviour(Exception):
 class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
-    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq")
+    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq", "allocated",
+                 "coverage")
 
-    def __init__(self, inputs: Any, out: Any, side: str = "") -> None:
+    def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None) -> None:
         self.inputs = inputs
         self.out = out
         self.steps = 0
+        self.allocated = 0
+        self.coverage = coverage  # a `fmtcheck.c.coverage.Coverage` while testing, else None
         self.depth = 0
         self.aliases: dict[str, str] = {}
         self.side = side
         self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
         self.seq: SeqHandle = SEQ
+
+
+    def allocate(self, size: int, where: str) -> None:
+        """Count bytes the run allocates; past MAX_RUN_BYTES the run ends, inconclusive."""
+        self.allocated += size
+        if self.allocated > MAX_RUN_BYTES:
+            raise LimitExceeded(where, f"memory limit reached ({MAX_RUN_BYTES >> 20} MiB in one run)")
+
+
+def past_chain_bound(key: str) -> bool:
+    """Is this free path further down a pointer chain (the same member repeated: p->next->next)
+    than testing follows?"""
+    cut = key.rfind("->")
+    if cut < 0:
+        return False
+    link = key[cut:]
+    return key.count(link) > MAX_CHAIN
+
+
+def free_path(f: "Frame", key: str, where: str) -> Free:
+    """A free value at a new path; an over-long path ends the run (the inputs it names are
+    counted by the input source, `fmtcheck.engine.inputs.MAX_INPUT_BYTES`)."""
+    if len(key) > MAX_KEY_BYTES:
+        raise LimitExceeded(where, f"an input path grew past {MAX_KEY_BYTES} bytes ({key[:40]}...): "
+                                   "a walk over data the code does not define")
+    return Free(key)
 
 
 @dataclass

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 def in_ci() -> bool:
     """CI sets CI=true; runs there must be deterministic."""
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The budgets of testing one function, both sides together, counted in work so that they
+    end a search at the same point on every machine (`fmtcheck.engine.budget`)."""
+
+    cases: int = 25_000  # cases run: sweep, Hypothesis, aimed cases (shrinking has its own)
+    steps: int = 20_000_000  # interpreter steps over all those cases
+    seconds: float = 300.0  # safety net only: a search it ends is inconclusive ("time limit")
 
 
 @dataclass
@@ -20,5 +30,4 @@ class Options:
     tree: str | None = None
     fail_on: str = "any"  # "any" | "breaking"
     consumers: bool = False
-    # wall-clock bound on testing one subject; the report says when it cut the sweep short
-    deadline_seconds: float = 3.0
+    bounds: Bounds = field(default_factory=Bounds)

@@ -80,11 +80,12 @@ def _tail(line: bytes, start: int, has_newline: bool) -> str:
 
 
 def _show_inputs(values: dict, field: str | None) -> str:
-    """Inputs that matter first: the field at the column and every non-zero value; the rest are
-    summarised (they are all 0 or empty), so a 24-input counterexample stays readable."""
-    keep = [k for k, v in values.items() if k == field or (field and k in field) or v not in (0, b"")]
+    """Only the inputs that matter: every non-zero value (the engine shrinks counterexamples to
+    the fewest); the rest are summarised, so a 24-input counterexample stays readable."""
+    keep = [k for k, v in values.items() if v not in (0, b"")]
     if not keep:
-        keep = list(values)[:3]
+        empty = any(isinstance(v, (bytes, bytearray)) for v in values.values())
+        return "all inputs 0 or empty" if empty else "all inputs 0"
     shown = [f"{k}={_show_value(values[k])}" for k in keep]
     rest = len(values) - len(shown)
     if rest:

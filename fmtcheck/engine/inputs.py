@@ -19,9 +19,14 @@ from functools import lru_cache
 from typing import Any, Iterator
 
 from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.c.types import conv
 
 MAX_LOOP = 3
+
+# bytes of input paths one case may name (each new input is kept for the report): a walk that
+# names ever new inputs ends here, inconclusive, long before it could exhaust memory
+MAX_INPUT_BYTES = 16 << 20
 STRING_BOUNDS = {"ifname": (1, 15), "comm": (0, 15), "text": (0, 24)}
 IFNAME_BYTES = bytes(
     sorted((b for b in range(1, 256) if b not in b"/: \t\n\r\x0b\x0c"),
@@ -87,6 +92,18 @@ def default_string(domain: str) -> bytes:
     return _DEFAULT_STR.get(domain, b"abc")
 
 
+def empty_string(domain: str) -> bytes:
+    """The shortest string of a domain: empty, or one byte where the domain needs one."""
+    return string_of_length(STRING_BOUNDS.get(domain, (0, 24))[0], domain)
+
+
+def zero_value(kind: Any) -> Any:
+    """An input's 0: the number 0, the shortest string, no iterations."""
+    if kind[0] == "str":
+        return empty_string(kind[1])
+    return 0
+
+
 def string_of_length(n: int, domain: str, index: int = 0) -> bytes:
     if domain == "ifname":
         return (b"eth" + b"0123456789abcdef" * 2)[:n] if n else b""
@@ -97,36 +114,50 @@ class VectorInputs:
     """A fixed assignment, with small distinct defaults for anything it does not name."""
 
     def __init__(self, fixed: dict[str, Any] | None = None, loops: dict[str, int] | None = None,
-                 default_loop: int = 2) -> None:
+                 default_loop: int = 2, zero: bool = False) -> None:
         self.values: dict[str, Any] = dict(fixed or {})
         self.kinds: dict[str, Any] = {}
         self.loops: dict[str, int] = dict(loops or {})
-        self.default_loop = default_loop
+        self.default_loop = 0 if zero else default_loop
+        self.zero = zero  # inputs the case does not name are 0, empty, no iterations
         self.order: list[str] = []
+        self.reads: list[str] = []  # every read, in order (coverage: which inputs a condition read)
+        self.key_bytes = 0
+
+    def _new_key(self, key: str) -> None:
+        self.key_bytes += len(key) + 64
+        if self.key_bytes > MAX_INPUT_BYTES:
+            raise LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
 
     def int_input(self, key: str, t: tuple) -> int:
+        self.reads.append(key)
         if key not in self.kinds:
+            self._new_key(key)
             self.kinds[key] = t
             self.order.append(key)
         if key in self.values and isinstance(self.values[key], int):
             return conv(self.values[key], t)
-        v = small_value(len(self.order) - 1, t)
+        v = 0 if self.zero else small_value(len(self.order) - 1, t)
         self.values[key] = v
         return v
 
     def str_input(self, key: str, domain: str) -> bytes:
+        self.reads.append(key)
         if key not in self.kinds:
+            self._new_key(key)
             self.kinds[key] = ("str", domain)
             self.order.append(key)
         v = self.values.get(key)
         if isinstance(v, (bytes, bytearray)):
             return bytes(v)
-        v = default_string(domain)
+        v = empty_string(domain) if self.zero else default_string(domain)
         self.values[key] = v
         return v
 
     def loop_count(self, key: str) -> int:
+        self.reads.append(key)
         if key not in self.kinds:
+            self._new_key(key)
             self.kinds[key] = ("loop",)
             self.order.append(key)
         n = self.loops.get(key, self.values.get(key))
@@ -152,6 +183,29 @@ class SymbolicInputs:
 
     def loop_count(self, key: str) -> int:
         raise NotProvable(f"the number of iterations of {key} is an input")
+
+
+def axis_values(kind: Any) -> list[Any]:
+    """The values one input takes when it moves alone: digit-length boundaries, every string
+    length of its domain, 0..MAX_LOOP iterations."""
+    if kind[0] == "int":
+        return boundary_values(kind)
+    if kind[0] == "str":
+        lo, hi = STRING_BOUNDS.get(kind[1], (0, 24))
+        return [string_of_length(n, kind[1]) for n in range(lo, hi + 1)]
+    if kind[0] == "loop":
+        return list(range(0, MAX_LOOP + 1))
+    return []
+
+
+def alone(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each input alone at each of its boundaries, every other input 0 or empty (run with
+    `VectorInputs(..., zero=True)`): a slip that any one value shows is found here, with the
+    smallest counterexample."""
+    for key, kind in kinds.items():
+        for v in axis_values(kind):
+            if v != zero_value(kind):
+                yield {key: v}
 
 
 def sweep(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -244,9 +298,15 @@ class HypothesisInputs:
         self.values: dict[str, Any] = {}
         self.kinds: dict[str, Any] = {}
         self.order: list[str] = []
+        self.reads: list[str] = []
+        self.key_bytes = 0
 
     def _draw(self, key: str, kind: Any, strategy) -> Any:
+        self.reads.append(key)
         if key not in self.values:
+            self.key_bytes += len(key) + 64
+            if self.key_bytes > MAX_INPUT_BYTES:
+                raise LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
             self.kinds[key] = kind
             self.order.append(key)
             self.values[key] = self.data.draw(strategy, label=key)

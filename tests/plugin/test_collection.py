@@ -41,7 +41,7 @@ def test_failure_is_the_report_with_visible_whitespace(workdir: pytest.Pytester)
     assert DIVERGENT_LINE in text
     assert "expected: ······:·······0" in text
     assert "line 1, column 15, field f->count: cosmetic (width)" in text
-    assert "counterexample: f->count=0" in text
+    assert "counterexample: all inputs 0" in text
     assert "Traceback" not in text and "plugin.py" not in text
 
 

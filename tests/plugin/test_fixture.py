@@ -45,7 +45,7 @@ def test_verify_failure_is_the_report(workdir: pytest.Pytester) -> None:
     text = result.stdout.str()
     assert DIVERGENT_LINE in text
     assert "line 1, column 15, field f->count: cosmetic (width)" in text
-    assert "counterexample: f->count=0" in text
+    assert "counterexample: all inputs 0" in text
     result.stdout.fnmatch_lines(["test_questions.py:4: fmtcheck.verify() failed"])
     assert "plugin.py" not in text
 

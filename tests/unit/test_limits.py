@@ -2,8 +2,9 @@
 
 Each case runs `fmtcheck` in a subprocess (so that a runaway allocation cannot take the test run
 down with it: the child's address space is capped) and checks the exit status, the one-line error
-of exit 2 (never a traceback, never ``internal:``), the reason of an exit 3, the wall time
-(TIME_LIMIT) and the child's peak resident memory (PEAK_MB, from resource.getrusage in the child).
+of exit 2 (never a traceback, never ``internal:``), the reason of an exit 3 and the child's peak
+resident memory (PEAK_MB, from resource.getrusage in the child). No test asserts a time: the
+bounds are counted in work; KILL_AFTER only turns a hang into a failure.
 
 Also the awkward inputs every command must survive: CRLF line ends, no final newline, empty files,
 directories, missing paths, /dev/null, non-UTF-8 bytes, very long lines, a 10 MB single-line capture.
@@ -28,11 +29,9 @@ HOSTILE = ROOT / "fixtures" / "hostile"
 EXAMPLE = ROOT / "fixtures" / "example"
 PROC = ROOT.parent / "shared" / "fixtures" / "jc-linux-proc"
 
-# 5 s is the bound on a quiet machine (benchmarks/fuzz_campaign.py); 15 s keeps CI from flaking.
-TIME_LIMIT = 15.0  # seconds, per run
 PEAK_MB = 500  # peak RSS of the child, per run
 AS_CAP = 3 << 30  # the child's address-space cap: a runaway allocation fails instead of swapping
-KILL_AFTER = 60.0  # a child still running after this is killed (and the test fails)
+KILL_AFTER = 300.0  # a child still running after this is killed (a hang, and the test fails)
 FAST = ["--max-examples", "20", "--color", "never"]
 
 MODULES = {
@@ -109,7 +108,6 @@ def assert_contract(run: Run, statuses=(0, 1, 2, 3)) -> None:
     if run.status == 2:
         lines = run.err.splitlines()
         assert len(lines) == 1 and lines[0].startswith("fmtcheck: error: "), f"exit 2 must print one line\n{run}"
-    assert run.seconds < TIME_LIMIT, f"too slow\n{run}"
     assert not run.peak_mb > PEAK_MB, f"too much memory\n{run}"
 
 

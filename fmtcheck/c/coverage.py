@@ -1,0 +1,104 @@
+"""Condition coverage: which outcomes each condition over the inputs has shown during a search.
+
+A search that never made a condition false (or never put a comparison at its boundary, `a == b`)
+has not looked at the code behind it, so "no difference found" says nothing about that code. The
+engine asks this module which conditions are still open, aims cases at them (`Site.case`,
+`Site.keys`, `Site.operands`), and calls a tested rewrite equivalent only when none is left.
+
+A condition is an obligation only when it depends on the inputs: it read an input while it was
+evaluated, or its value changed from case to case. A condition over constants (a loop counter
+against a fixed bound, a local flag) shows what it shows and asks for nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_SITES = 4096  # conditions tracked per side; more are left to the case budget
+MAX_SITE_KEYS = 8  # input keys remembered per condition, to aim cases at it
+
+
+class Site:
+    """One condition (an `if`, a loop test, `&&`/`||` operands) or one comparison of the code."""
+
+    __slots__ = ("where", "text", "compare", "outcomes", "boundary", "values", "keys", "case",
+                 "operands", "dependent", "order")
+
+    def __init__(self, where: str, text: str, compare: bool, order: int) -> None:
+        self.where = where
+        self.text = text
+        self.compare = compare  # a comparison must also be seen at equality
+        self.outcomes: set[bool] = set()
+        self.boundary = not compare  # seen with a == b (or needs no boundary)
+        self.values: set[Any] = set()  # up to two distinct values: did it vary?
+        self.keys: list[str] = []  # inputs read while it was evaluated
+        self.case: dict[str, Any] | None = None  # the first case that reached it
+        self.operands: tuple[int, int] | None = None  # (a, b) in that case
+        self.dependent = False
+        self.order = order
+
+    def open(self) -> bool:
+        """Still asks for a case: it depends on the inputs and has not shown everything."""
+        return self.dependent and (len(self.outcomes) < 2 or not self.boundary)
+
+    def missing(self) -> str:
+        """What it has not shown, in words."""
+        wanted = []
+        if True not in self.outcomes:
+            wanted.append("true")
+        if False not in self.outcomes:
+            wanted.append("false")
+        if not self.boundary:
+            wanted.append("at its boundary (both sides equal)")
+        return " or ".join(wanted)
+
+
+class Coverage:
+    """The sites of one side, filled as cases run (`Context.coverage`)."""
+
+    def __init__(self) -> None:
+        self.sites: dict[str, Site] = {}
+        self.touched: list[Site] = []  # sites reached by the current case and not yet given one
+
+    def site(self, where: str, text: str, compare: bool) -> Site | None:
+        site = self.sites.get(where)
+        if site is None:
+            if len(self.sites) >= MAX_SITES:
+                return None
+            site = self.sites[where] = Site(where, text, compare, len(self.sites))
+        return site
+
+    def observe(self, where: str, text: str, outcome: bool, value: Any, keys: list[str],
+                operands: tuple[int, int] | None = None) -> None:
+        """One evaluation: its outcome, its value (or operands) and the inputs it read."""
+        site = self.site(where, text, operands is not None)
+        if site is None:
+            return
+        site.outcomes.add(bool(outcome))
+        if operands is not None and operands[0] == operands[1]:
+            site.boundary = True
+        if len(site.values) < 2:
+            site.values.add(operands if operands is not None else value)
+        if keys:
+            for key in keys:
+                if key not in site.keys and len(site.keys) < MAX_SITE_KEYS:
+                    site.keys.append(key)
+        site.dependent = site.dependent or bool(keys) or len(site.values) > 1
+        if site.case is None:
+            site.operands = operands if operands is not None else (int(bool(value)), 0)
+            self.touched.append(site)
+
+    def finish_case(self, assignment: dict[str, Any]) -> None:
+        """The sites the case reached for the first time remember it (to aim later cases)."""
+        for site in self.touched:
+            if site.case is None:
+                site.case = dict(assignment)
+        self.touched.clear()
+
+    def open_sites(self) -> list[Site]:
+        return sorted((s for s in self.sites.values() if s.open()), key=lambda s: s.order)
+
+
+def input_reads(inputs: Any) -> list[str] | None:
+    """The input source's log of keys read, when it keeps one."""
+    return getattr(inputs, "reads", None)

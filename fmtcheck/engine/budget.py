@@ -1,0 +1,43 @@
+"""Work budgets: every bound that can end a search is counted in work, never in time.
+
+A search stops when it has run its planned cases, or when a budget counted in cases or interpreter
+steps runs out: the same point on every machine and under any load, so the same `--seed` gives
+the same report. The wall clock is only a safety net far above any planned search; reaching it
+makes the verdict inconclusive ("time limit"), never "equivalent".
+"""
+
+from __future__ import annotations
+
+import time
+from fmtcheck.common.options import Bounds
+
+
+class WorkBudget:
+    """What one search has spent, and which bound (if any) ended it."""
+
+    def __init__(self, bounds: Bounds | None = None) -> None:
+        self.bounds = bounds or Bounds()
+        self.cases = 0
+        self.steps = 0
+        self.started = time.monotonic()
+        self.ended_by: str | None = None
+
+    def charge(self, steps: int) -> None:
+        """One case run, with the interpreter steps it took."""
+        self.cases += 1
+        self.steps += steps
+
+    def exhausted(self) -> bool:
+        """True once any bound is reached; `ended_by` names the first one."""
+        if self.ended_by is None:
+            if self.cases >= self.bounds.cases:
+                self.ended_by = f"case budget ({self.bounds.cases:,} cases)"
+            elif self.steps >= self.bounds.steps:
+                self.ended_by = f"step budget ({self.bounds.steps:,} interpreter steps)"
+            elif time.monotonic() - self.started > self.bounds.seconds:
+                self.ended_by = f"time limit ({self.bounds.seconds:.0f} s, a safety net)"
+        return self.ended_by is not None
+
+    @property
+    def timed_out(self) -> bool:
+        return self.ended_by is not None and self.ended_by.startswith("time limit")

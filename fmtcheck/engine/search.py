@@ -1,0 +1,136 @@
+"""The search for a counterexample, in a fixed order, under a budget counted in work.
+
+Order (the same every run, so the same seed gives the same report):
+
+1. the all-zero vector: every input 0 or empty, no loop iterations;
+2. each input alone at each of its boundaries, every other input 0 or empty;
+3. the sweep of `fmtcheck.engine.inputs` (one input moving, the others small and distinct; then
+   every column filled at each digit length);
+4. Hypothesis, seeded, over the same input classes (only when the proof failed);
+5. aimed cases: every condition over the inputs that has not yet been true, false and at its
+   boundary (`fmtcheck.c.coverage`) gets cases built from the first case that reached it, with
+   the inputs it read moved to the values that close the gap (the other operand, one either side,
+   the digit-length boundaries).
+
+A search that ends on a budget, or leaves a condition open, has not covered the code: its verdict
+is inconclusive and says what it covered. Counterexamples are shrunk to the fewest non-zero inputs
+and then to the smallest values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from fmtcheck.c.coverage import Site
+from fmtcheck.engine.inputs import axis_values, boundary_values, type_range, zero_value
+
+MAX_AIM_ROUNDS = 8  # rounds of aimed cases: a round can open conditions nested one level deeper
+MAX_AIMED_PER_SITE = 96  # cases aimed at one condition per round
+MAX_AIMED_KEYS = 16  # inputs moved per condition when it read none itself
+MAX_AIMED_CASES = 8000  # aimed cases in all: what they leave open is reported as a coverage gap
+
+
+def aimed_values(value: Any, kind: Any, operands: tuple[int, int] | None) -> list[Any]:
+    """Values for one input that may move a condition it feeds to the other side of its boundary:
+    where the operands meet (for `x + y > T` as for `x > T`), one either side, the proportional
+    value (for a shifted or scaled input), then the input's own boundaries."""
+    if kind[0] != "int":
+        return axis_values(kind)
+    lo, hi = type_range(kind)
+    out: list[int] = []
+    if isinstance(value, int) and operands is not None:
+        a, b = operands
+        gap = b - a
+        for base in (value + gap, value - gap, b, a):
+            out += [base, base + 1, base - 1]
+        if a and value and a != b:
+            scaled = value * b // a
+            out += [scaled, scaled + 1, scaled - 1, scaled + value // max(a, 1)]
+    out += [0, 1] + boundary_values(kind)
+    seen: set[int] = set()
+    ordered = []
+    for v in out:
+        if lo <= v <= hi and v != value and v not in seen:
+            seen.add(v)
+            ordered.append(v)
+    return ordered
+
+
+def aimed_cases(site: Site, kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Cases aimed at one open condition, built from the first case that reached it."""
+    base = site.case or {}
+    keys = [k for k in site.keys if k in kinds] or [k for k in base if k in kinds][-MAX_AIMED_KEYS:]
+    count = 0
+    for key in keys:
+        for v in aimed_values(base.get(key, zero_value(kinds[key])), kinds[key], site.operands):
+            if count >= MAX_AIMED_PER_SITE:
+                return
+            trial = dict(base)
+            trial[key] = v
+            count += 1
+            yield trial
+
+
+def nonzero_count(inputs: dict[str, Any]) -> int:
+    return sum(1 for v in inputs.values() if v not in (0, b""))
+
+
+def shrink_trials(inputs: dict[str, Any], kinds: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(key, smaller value) to try, in order: each input to its 0 first (the fewest non-zero
+    inputs), then each remaining one to ever smaller values."""
+    for key, value in inputs.items():
+        kind = kinds.get(key)
+        if kind is not None and value != zero_value(kind):
+            yield key, zero_value(kind)
+    for key, value in inputs.items():
+        shortest = len(zero_value(kinds[key])) if kinds.get(key, ("",))[0] == "str" else 0
+        for smaller in _smaller(value):
+            if not isinstance(smaller, bytes) or len(smaller) >= shortest:
+                yield key, smaller
+
+
+def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[[dict[str, Any]], Any],
+           out_of_budget: Callable[[], bool]) -> tuple[dict[str, Any], Any]:
+    """The smallest failing inputs found from `inputs`: `still_fails(trial)` returns the outcome
+    when the trial still shows the difference, else None. Greedy, deterministic, and bounded by
+    the budget (it stops with the smallest case so far)."""
+    best, best_outcome = dict(inputs), None
+    zero = {k: zero_value(kinds[k]) for k in best if k in kinds}
+    if zero != best:
+        outcome = still_fails(zero)
+        if outcome is not None:
+            return zero, outcome
+    done: set[tuple[str, Any]] = set()
+    progress = True
+    while progress and not out_of_budget():
+        progress = False
+        for key, value in shrink_trials(best, kinds):
+            if out_of_budget():
+                break
+            if (key, repr(value)) in done or best.get(key) == value:
+                continue
+            done.add((key, repr(value)))
+            trial = dict(best)
+            trial[key] = value
+            outcome = still_fails(trial)
+            if outcome is not None:
+                best, best_outcome = trial, outcome
+                progress = True
+                break
+    return best, best_outcome
+
+
+def _smaller(value: Any) -> list[Any]:
+    """Smaller values of the same kind, smallest first."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        ladder = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000,
+                  9999999, 10000000]
+        out = [v for v in ladder if abs(v) < abs(value)]
+        if value < 0:
+            out = [v if v == 0 else -v for v in out]
+        return out
+    if isinstance(value, bytes):
+        return [value[:n] for n in range(0, len(value))]
+    return []

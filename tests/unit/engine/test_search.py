@@ -1,0 +1,166 @@
+"""The search: its order, its work budgets, honest coverage and minimal counterexamples (issue #12)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.branchy import branchy_pair
+from fmtcheck.common.options import Bounds, Options
+from fmtcheck.engine.verdict import verify_sources
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "fixtures" / "example"
+
+
+def judge(old: str, new: str, **options):
+    return verify_sources(old, new, Options(**options)).results[0]
+
+
+ONE_ROW = """
+static int t_show(struct seq_file *m, void *v)
+{
+	struct t_stats *s = m->private;
+
+	if (s->hits > THRESHOLD)
+		seq_printf(m, "hits: %llu busy\\n", s->hits);
+	else
+		seq_printf(m, "hits: %llu\\n", s->hits);
+	return 0;
+}
+"""
+
+
+def threshold_pair(old_cond: str, new_cond: str) -> tuple[str, str]:
+    return ONE_ROW.replace("s->hits > THRESHOLD", old_cond), ONE_ROW.replace("s->hits > THRESHOLD", new_cond)
+
+
+def test_a_slip_at_a_threshold_only_is_found() -> None:
+    """`>` for `>=` differs at one value out of 2^64: the aimed cases reach it."""
+    result = judge(*threshold_pair("s->hits > 73512", "s->hits >= 73512"))
+    assert result.verdict == "divergent"
+    assert result.divergences[0].counterexample == {"s->hits": 73512}
+
+
+def test_a_threshold_moved_by_one_is_found() -> None:
+    result = judge(*threshold_pair("s->hits + s->misses > 90000", "s->hits + s->misses > 90001"))
+    assert result.verdict == "divergent"
+
+
+def test_an_equal_rewrite_with_a_condition_is_tested_with_every_condition_covered() -> None:
+    result = judge(*threshold_pair("s->hits > 73512", "73512 < s->hits"))
+    assert (result.verdict, result.method) == ("equivalent", "tested")
+    assert any("true, false and at its boundary" in c for c in result.classes)
+    assert result.to_json()["decided_by"] == "search"
+
+
+def test_a_condition_no_case_can_cover_is_inconclusive_not_equivalent() -> None:
+    """`x > x` is never true: nothing behind it was tested, so no verdict of equivalence."""
+    result = judge(*threshold_pair("s->hits > s->hits", "s->hits > s->hits"))
+    assert result.verdict == "inconclusive"
+    assert "'s->hits > s->hits'" in result.reason and "true" in result.reason
+    assert result.to_json()["decided_by"] == "coverage"
+
+
+def test_a_search_ended_by_its_case_budget_is_inconclusive_and_says_so() -> None:
+    old, new = branchy_pair(16, 7, slip=False)[:2]
+    result = judge(old, new, bounds=Bounds(cases=40))
+    assert result.verdict == "inconclusive"
+    assert "case budget (40 cases)" in result.reason
+    assert result.to_json()["decided_by"] == "bound"
+
+
+LOOP = """
+static int rows_show(struct seq_file *m, void *v)
+{
+	struct t_stats *s = m->private;
+	int i;
+
+	for (i = 0; i < s->n && i < 50; i++)
+		seq_printf(m, "%d\\n", i);
+	return 0;
+}
+"""
+
+
+def test_a_search_ended_by_its_step_budget_is_inconclusive() -> None:
+    """Interpreter steps (loop iterations, calls) over all cases are a budget too."""
+    result = judge(LOOP, LOOP, bounds=Bounds(steps=2000))
+    assert result.verdict == "inconclusive" and "step budget" in result.reason
+
+
+def test_the_all_zero_vector_comes_first_and_is_the_counterexample() -> None:
+    """Seed 003's kind of slip (a width that shows at every value) is shown by all inputs 0."""
+    result = verify_sources((EXAMPLE / "old.c").read_bytes(), (EXAMPLE / "new-divergent.c").read_bytes(),
+                            Options()).results[0]
+    assert result.verdict == "divergent"
+    assert result.to_json()["decided_by"] == "zero"
+    ce = result.divergences[0].counterexample
+    assert [k for k, v in ce.items() if v not in (0, b"")] == ["dev->name"]  # an ifname is never empty
+
+
+def test_counterexamples_keep_only_the_inputs_that_matter() -> None:
+    """A slip that needs one input large: every other input is 0 in the report."""
+    old = ONE_ROW.replace("s->hits > THRESHOLD", "s->hits > 999")
+    new = old.replace('"hits: %llu busy\\n"', '"hits: %llu  busy\\n"')
+    result = judge(old, new)
+    ce = result.divergences[0].counterexample
+    assert {k: v for k, v in ce.items() if v != 0} == {"s->hits": 1000}
+
+
+WALK = """
+struct item { struct item *next; unsigned long val; const char *name; };
+static int chain_show(struct seq_file *m, struct item *p)
+{
+	for (; p; p = p->next)
+		seq_printf(m, "%s FMT\\n", p->name, p->val);
+	return 0;
+}
+"""
+
+_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from fmtcheck.common.options import Options
+from fmtcheck.engine.verdict import verify_sources
+result = verify_sources(sys.argv[1], sys.argv[2], Options()).results[0]
+print(json.dumps({"verdict": result.verdict, "reason": result.reason,
+                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+@pytest.mark.parametrize("new_format", ["%lu", "%5lu"], ids=["equal", "slipped"])
+def test_a_pointer_chain_walk_over_free_data_is_bounded(new_format: str) -> None:
+    """`for (; p; p = p->next)` over a pointer the code does not define used to grow until the
+    OOM killer ended it; the chain now ends after a bounded number of links (1 GiB cap here)."""
+    old, new = WALK.replace("FMT", "%lu"), WALK.replace("FMT", new_format)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, old, new], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout)
+    wanted = {"%lu": ("equivalent", "inconclusive"), "%5lu": ("divergent", "inconclusive")}[new_format]
+    assert got["verdict"] in wanted, got
+    assert got["peak_kb"] < 200 * 1024, got
+
+
+def test_an_input_path_that_keeps_growing_is_inconclusive_with_its_line() -> None:
+    code = """
+struct item { struct item *next; unsigned long val; };
+static int walk_show(struct seq_file *m, struct item *p)
+{
+	int i;
+
+	for (i = 0; i < 100000; i++)
+		p = p->next;
+	seq_printf(m, "%lu\\n", p->val);
+	return 0;
+}
+"""
+    result = judge(code, code)
+    assert result.verdict == "inconclusive"
+    assert "input path grew past" in result.reason and ":8" in result.reason
