@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("patch", help="judge a kernel patch, mbox or thread")
     p.add_argument("patches", nargs="+", metavar="PATCH")
     p.add_argument("--consumers", action="store_true")
+    p.add_argument("--base", metavar="REV", help="with --tree in a git checkout: the commit the patches apply to")
+    p.add_argument("--max-functions", type=int, default=2000, metavar="N", help="work bound: functions judged per run")
     _common(p)
 
     p = sub.add_parser("check", help="check captures against a grammar")
@@ -91,6 +93,8 @@ def options_from(args: argparse.Namespace) -> Options:
         tree=getattr(args, "tree", None),
         fail_on=getattr(args, "fail_on", "any"),
         consumers=getattr(args, "consumers", False),
+        base=getattr(args, "base", None),
+        max_functions=getattr(args, "max_functions", 2000),
     )
 
 

@@ -31,3 +31,7 @@ class Options:
     fail_on: str = "any"  # "any" | "breaking"
     consumers: bool = False
     bounds: Bounds = field(default_factory=Bounds)
+    # `patch --base REV`: read the files before the patch from this commit of the --tree checkout
+    base: str | None = None
+    # overall work bound of one invocation: functions judged by the engine (README, "Limits")
+    max_functions: int = 2000

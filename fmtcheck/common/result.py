@@ -123,18 +123,25 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        if not self.results:
+        """The worst verdict; results of a superseded version of a patch do not count (the newest
+        version of a thread decides) unless nothing else is there."""
+        deciding = self.deciding_results()
+        if not deciding:
             return "nothing-to-check"
-        return max((r.verdict for r in self.results), key=VERDICT_ORDER.index)
+        return max((r.verdict for r in deciding), key=VERDICT_ORDER.index)
+
+    def deciding_results(self) -> list[Result]:
+        """The results the exit status comes from: all but those of superseded patch versions."""
+        return [r for r in self.results if not r.extra.get("superseded_by")] or self.results
 
     def exit_code(self, fail_on: str = "any") -> int:
         verdict = self.verdict
         if verdict == "divergent" and fail_on == "breaking":
             breaking = any(
-                d.severity == "breaking" for r in self.results for d in r.divergences
+                d.severity == "breaking" for r in self.deciding_results() for d in r.divergences
             )
             if not breaking:
-                others = [r.verdict for r in self.results if r.verdict != "divergent"]
+                others = [r.verdict for r in self.deciding_results() if r.verdict != "divergent"]
                 return 3 if "inconclusive" in others else 0
         return EXIT_CODES[verdict]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Callable
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.patch.ctext import INCLUDE, Definition, harvest_definitions
@@ -22,16 +23,27 @@ MAX_INCLUDES = 32
 
 
 class TreeState:
-    """The files of a kernel tree as a series of patches leaves them (read lazily, kept in memory)."""
+    """The files of a kernel tree as a series of patches leaves them (read lazily, kept in memory).
 
-    def __init__(self, root: str, base: dict[str, list[bytes] | None] | None = None) -> None:
+    The files before the patches come from READER: the work tree under ROOT by default, or a
+    revision of the git repository at ROOT (`git_reader`) when the patch names its base commit."""
+
+    def __init__(
+        self,
+        root: str,
+        base: dict[str, list[bytes] | None] | None = None,
+        reader: "Callable[[str], bytes | None] | None" = None,
+        label: str | None = None,
+    ) -> None:
         self.root = root
         self.base: dict[str, list[bytes] | None] = base if base is not None else {}
         self.files: dict[str, list[bytes] | None] = {}
+        self.reader = reader if reader is not None else worktree_reader(root)
+        self.label = label or root  # how messages name the tree ("DIR", or "DIR at COMMIT")
 
     def fork(self) -> "TreeState":
         """A fresh state on the same base (another version of a patch applies to the base)."""
-        return TreeState(self.root, self.base)
+        return TreeState(self.root, self.base, self.reader, self.label)
 
     def exists(self, path: str) -> bool:
         return self.lines(path) is not None
@@ -40,21 +52,38 @@ class TreeState:
         if path in self.files:
             return self.files[path]
         if path not in self.base:
-            self.base[path] = self._read(path)
+            data = self.reader(path)
+            self.base[path] = None if data is None else split_lines(data)
         return self.base[path]
 
-    def _read(self, path: str) -> list[bytes] | None:
-        full = os.path.normpath(os.path.join(self.root, path))
-        if not full.startswith(os.path.normpath(self.root) + os.sep) or not os.path.isfile(full):
+
+def split_lines(data: bytes) -> list[bytes]:
+    """A file's lines without their ends (CRLF read as LF)."""
+    lines = data.replace(b"\r\n", b"\n").split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def worktree_reader(root: str) -> "Callable[[str], bytes | None]":
+    """Read PATH under ROOT: only regular files whose real path stays inside the real ROOT (a
+    symlink out of the tree, ``..`` or an absolute path in a patch reads nothing)."""
+    real_root = os.path.realpath(root)
+
+    def read(path: str) -> bytes | None:
+        if not path or os.path.isabs(path) or "\0" in path:
+            return None
+        full = os.path.realpath(os.path.join(real_root, path))
+        if os.path.commonpath([real_root, full]) != real_root or full == real_root:
+            return None
+        if not os.path.isfile(full):
             return None
         if os.path.getsize(full) > MAX_TREE_FILE_BYTES:
             raise InputError(full, f"over the {MAX_TREE_FILE_BYTES}-byte limit for a tree file")
         with open(full, "rb") as handle:
-            data = handle.read().replace(b"\r\n", b"\n")
-        lines = data.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        return lines
+            return handle.read(MAX_TREE_FILE_BYTES + 1)
+
+    return read
 
 
 @dataclass
@@ -88,11 +117,12 @@ def apply_file_diff(diff: FileDiff, state: TreeState, source: str) -> Applied:
     if diff.old_path is None:
         if current is not None:
             raise InputError(
-                f"{source}:{diff.where}", f"{path}: the patch creates it but it already exists in {state.root}"
+                f"{source}:{diff.where}", f"{path}: the patch creates it but it already exists in {state.label}"
+                + _applied_hint(diff, state, path)
             )
         current = []
     elif current is None:
-        raise InputError(f"{source}:{diff.where}", f"{path}: not found in --tree {state.root}")
+        raise InputError(f"{source}:{diff.where}", f"{path}: not found in --tree {state.label}" + _missing_hint(diff, state))
     out: list[bytes] = []
     removed: set[int] = set()
     added: set[int] = set()
@@ -103,7 +133,9 @@ def apply_file_diff(diff: FileDiff, state: TreeState, source: str) -> Applied:
         position = _find_hunk(current, expected, hunk, cursor, offset)
         if position is None:
             raise InputError(
-                f"{source}:{hunk.where}", f"hunk {hunk.header} does not apply to {os.path.join(state.root, path)}"
+                f"{source}:{hunk.where}",
+                f"hunk {hunk.header} does not apply to {path} in --tree {state.label}"
+                + _applied_hint(diff, state, path),
             )
         offset = position - (hunk.old_start - 1 if hunk.old_len else hunk.old_start)
         out += current[cursor:position]
@@ -130,6 +162,34 @@ def apply_file_diff(diff: FileDiff, state: TreeState, source: str) -> Applied:
     else:
         state.files[path] = out
     return Applied(new_path, current, out, removed, added)
+
+
+def _applied_hint(diff: FileDiff, state: TreeState, path: str) -> str:
+    """patch(1)'s "Reversed (or previously applied) patch detected!": when every hunk's new side
+    is already in the file (the reverse patch would apply), say so instead of a bare refusal."""
+    target = diff.new_path or path
+    current = state.lines(target) if diff.new_path is not None else None
+    if current is None or not diff.hunks:
+        return ""
+    cursor = 0
+    for hunk in diff.hunks:
+        wanted = [line.text for line in hunk.lines if line.tag in " +"]
+        flipped = Hunk(hunk.new_start, hunk.new_len, hunk.old_start, hunk.old_len, hunk.section, [], hunk.where)
+        position = _find_hunk(current, wanted, flipped, cursor, 0)
+        if position is None:
+            return ""
+        cursor = position + len(wanted)
+    return (
+        "; it looks already applied (the tree holds what the patch adds): give --tree a checkout "
+        "from before it, or --base REV in a git checkout"
+    )
+
+
+def _missing_hint(diff: FileDiff, state: TreeState) -> str:
+    """A patch deleting or renaming a file the tree no longer has may already be applied."""
+    if diff.new_path and diff.new_path != diff.old_path and state.exists(diff.new_path):
+        return f"; {diff.new_path} exists, so the patch looks already applied"
+    return ""
 
 
 def _find_hunk(current: list[bytes], expected: list[bytes], hunk: Hunk, cursor: int, offset: int) -> int | None:

@@ -49,6 +49,8 @@ _EMAIL_HEADER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:[ \t]")
 _THREAD_SUBJECT = re.compile(
     r"^(?:(?:Re|RE|re|Fwd|FW|Fw|AW|Aw|SV|Sv)\s*:\s*)*\[[^\]\n]*(?:PATCH|RFC)[^\]\n]*\]\s*\S.*$"
 )
+_BASE_COMMIT = re.compile(r"^base-commit:\s*([0-9a-f]{7,64})\s*$")
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 _THREAD_AUTHOR = re.compile(r"^\[[^\[\]\n]{1,200}\]\s*$")
 _SUBJECT_TAGS = re.compile(r"\[([^\]]*(?:PATCH|RFC)[^\]]*)\]", re.I)
 _VERSION = re.compile(r"(?:^|\s)v(\d{1,4})(?=\s|$)", re.I)
@@ -137,6 +139,7 @@ class Patch:
     total: int | None = None
     author: str = ""
     label: str = ""  # "v2 [2/3]" when the input holds several versions / a series; set by label_patches
+    base_commit: str | None = None  # the ``base-commit:`` trailer of git format-patch --base / b4
 
     def prefix(self) -> str:
         """The label as a subject prefix ("" or "v2 [2/3] ")."""
@@ -179,12 +182,16 @@ def parse_patch_bytes(data: bytes, source: str) -> list[Patch]:
     if not data.strip():
         raise InputError(source, "empty file: no patch in it")
     patches: list[Patch] = []
+    cover_bases: dict[int, str] = {}
     for message in split_messages(data, source):
         patch = patch_from_message(message, source)
         if patch is not None:
             patches.append(patch)
+        elif subject_tags(message.subject)[1] == 0 and message_base_commit(message):
+            cover_bases.setdefault(subject_tags(message.subject)[0], message_base_commit(message) or "")
     if not patches:
         raise InputError(source, _why_no_patch(data))
+    spread_base_commits(patches, cover_bases)
     label_patches(patches)
     return patches
 
@@ -379,7 +386,31 @@ def patch_from_message(message: Message, source: str) -> Patch | None:
         return None
     if len(files) > MAX_FILES_PER_PATCH:
         raise InputError(f"{source}:{message.where}", f"{len(files)} files in one patch, over the limit")
-    return Patch(source, message.subject, files, message.where, version, number, total, message.author)
+    patch = Patch(source, message.subject, files, message.where, version, number, total, message.author)
+    patch.base_commit = message_base_commit(message)
+    return patch
+
+
+def message_base_commit(message: Message) -> str | None:
+    """The commit a message says its patch (or series) applies to: ``base-commit: SHA``, which
+    ``git format-patch --base`` and b4 write after the diff (or in the cover letter)."""
+    for _no, text in message.lines:
+        match = _BASE_COMMIT.match(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def spread_base_commits(patches: list[Patch], messages_bases: dict[int, str] | None = None) -> None:
+    """Give every patch of a version the base its series names (in its cover letter or in one of
+    its patches, as format-patch puts it in the first message only)."""
+    bases: dict[int, str] = dict(messages_bases or {})
+    for patch in patches:
+        if patch.base_commit:
+            bases.setdefault(patch.version, patch.base_commit)
+    for patch in patches:
+        if patch.base_commit is None and patch.version in bases:
+            patch.base_commit = bases[patch.version]
 
 
 def subject_tags(subject: str) -> tuple[int, int | None, int | None]:
@@ -620,8 +651,8 @@ def _header_diff_line(hunk: unidiff.Hunk) -> int | None:
 
 def _paths(patched: unidiff.PatchedFile) -> tuple[str | None, str | None, bool]:
     """Old and new paths without git's a/ and b/ prefixes; None for /dev/null."""
-    source = (patched.source_file or "").strip()
-    target = (patched.target_file or "").strip()
+    source = unquote_git_path((patched.source_file or "").strip())
+    target = unquote_git_path((patched.target_file or "").strip())
     git_style = source.startswith("a/") or target.startswith("b/")
 
     def clean(path: str, prefix: str) -> str | None:
@@ -632,3 +663,29 @@ def _paths(patched: unidiff.PatchedFile) -> tuple[str | None, str | None, bool]:
         return path
 
     return clean(source, "a/"), clean(target, "b/"), git_style
+
+
+def unquote_git_path(path: str) -> str:
+    """A path as git means it. Git writes a name with unusual bytes (control characters, ``"``,
+    ``\\``, bytes over 0x7f unless core.quotePath is off) C-quoted: in double quotes, with
+    ``\\t``, ``\\n``, ``\\"``, ``\\\\`` and three-digit octal escapes for each byte. Other text is
+    returned as it is; a malformed quoted name is kept literally (it then matches no file)."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    body, out, i = path[1:-1], bytearray(), 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out += char.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        following = body[i + 1 : i + 2]
+        if following in _C_ESCAPES:
+            out.append(_C_ESCAPES[following])
+            i += 2
+        elif len(body) >= i + 4 and all(c in "01234567" for c in body[i + 1 : i + 4]):
+            out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
+            i += 4
+        else:
+            return path
+    return out.decode("utf-8", "surrogateescape")

@@ -74,7 +74,9 @@ from fmtcheck.patch.patchfile import (
     Patch,
     label_patches,
     read_patches,
+    spread_base_commits,
 )
+from fmtcheck.patch.trees import Tree, resolve_tree, state_for
 from fmtcheck.patch.rebuild import FileView, view_from_hunks
 
 MAX_TOUCHED_FUNCTIONS = 500
@@ -103,6 +105,7 @@ class PatchPlan:
     notes: list[str] = field(default_factory=list)
     read_path: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)  # output functions only one side has
+    superseded_by: str | None = None  # "v3" when a newer version of the patch is in the input
 
     def subject(self, candidate: Candidate) -> str:
         return f"{self.patch.prefix()}{candidate.path}:{candidate.name}"
@@ -113,8 +116,9 @@ def check_patches(paths: list[str], options: Options) -> Report:
     report = Report(command="patch")
     plans = plan_patches(paths, options)
     several_files = len(paths) > 1
+    budget = WorkBudget(options.max_functions)
     for plan in plans:
-        results = judge_plan(plan, options, several_files)
+        results = judge_plan(plan, options, several_files, budget)
         report.results.extend(results)
         quiet = all(result.verdict == "nothing-to-check" for result in results)
         for note in ([] if quiet else plan.notes + [plan.patch.prefix() + n for n in plan.added]):
@@ -129,20 +133,48 @@ def plan_patches(paths: list[str], options: Options) -> list[PatchPlan]:
 
     With --tree, the patches of one version (from all the files given, e.g. the 0001..0003 files
     of ``git format-patch``) apply one after the other in series order; each version starts again
-    from the tree as it is."""
+    from its own base: its ``base-commit:`` (or ``--base``) read with git in a checkout, else the
+    tree as it is (see `fmtcheck.patch.trees`)."""
     if not paths:
         raise InputError("patch", "no patch given")
-    tree = _tree_root(options.tree)
     patches = [patch for path in paths for patch in read_patches(path)]
+    spread_base_commits(patches)
     label_patches(patches)
-    base = TreeState(tree) if tree else None
+    tree = resolve_tree(options.tree, patches) if options.tree is not None else None
+    if options.base is not None and tree is None:
+        raise InputError("--base", "needs --tree (a git checkout)")
+    try:
+        return _plan_in_order(patches, tree, options)
+    finally:
+        if tree is not None:
+            tree.close()
+
+
+def _plan_in_order(patches: list[Patch], tree: Tree | None, options: Options) -> list[PatchPlan]:
     states: dict[int, TreeState] = {}
     carried: dict[int, Carried] = {}
     planned: dict[int, PatchPlan] = {}
     for patch in _in_application_order(patches):
-        state = states.setdefault(patch.version, base.fork()) if base is not None else None
-        planned[id(patch)] = plan_patch(patch, state, carried.setdefault(patch.version, {}))
-    return [planned[id(patch)] for patch in patches]
+        note = None
+        if tree is not None and patch.version not in states:
+            revision = options.base or patch.base_commit
+            states[patch.version], note = state_for(tree, revision, options.base is not None)
+        state = states.get(patch.version)
+        planned[id(patch)] = plan = plan_patch(patch, state, carried.setdefault(patch.version, {}))
+        if note:
+            plan.notes.insert(0, note)
+    plans = [planned[id(patch)] for patch in patches]
+    mark_superseded(plans)
+    return plans
+
+
+def mark_superseded(plans: list[PatchPlan]) -> None:
+    """When the input holds several versions of a patch (a thread), the newest decides, as b4
+    picks it: older versions are still judged and shown, but marked superseded."""
+    newest = max((plan.patch.version for plan in plans), default=1)
+    for plan in plans:
+        if plan.patch.version < newest:
+            plan.superseded_by = f"v{newest}"
 
 
 Carried = dict  # path -> {name -> Definition}: what earlier patches of a series defined
@@ -161,14 +193,6 @@ def carry_forward(carried: "Carried", views: list["FileView"]) -> None:
         for name, definition in view.old.items():
             if definition.changed and name not in view.new:
                 known.pop(name, None)
-
-
-def _tree_root(tree: str | None) -> str | None:
-    if tree is None:
-        return None
-    if not os.path.isdir(tree):
-        raise InputError(tree, "--tree is not a directory")
-    return tree
 
 
 def _in_application_order(patches: list[Patch]) -> list[Patch]:
@@ -430,10 +454,43 @@ def _note_unused_changes(plan: PatchPlan, view: FileView, visible: dict[str, dic
                     plan.notes.append(note)
 
 
-def judge_plan(plan: PatchPlan, options: Options, several_files: bool = False) -> list[Result]:
+class WorkBudget:
+    """The overall work bound of one invocation: how many functions the engine may judge
+    (``--max-functions``; each judgement is itself bounded in steps and time). Past it, the
+    remaining functions are reported inconclusive, so the report is partial and exits 3."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self) -> bool:
+        """Whether one more function may be judged (and count it)."""
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        return True
+
+    @property
+    def reached(self) -> bool:
+        return self.used >= self.limit
+
+    def reason(self) -> str:
+        return (
+            f"not judged: the work bound of {self.limit} function judgements for one run was reached "
+            "(--max-functions N raises it)"
+        )
+
+
+def judge_plan(
+    plan: PatchPlan, options: Options, several_files: bool = False, budget: WorkBudget | None = None
+) -> list[Result]:
     """Run the engine on every planned check; report problems; say what a quiet patch touched."""
+    budget = budget if budget is not None else WorkBudget(options.max_functions)
     results: list[Result] = []
     for candidate, old_src, new_src in plan.checks:
+        if not budget.take():
+            results.append(Result(plan.subject(candidate), "inconclusive", reason=budget.reason()))
+            continue
         results.append(judge(candidate, old_src, new_src, plan.subject(candidate), options))
     for candidate, reason in plan.problems:
         subject = plan.subject(candidate)
@@ -445,6 +502,10 @@ def judge_plan(plan: PatchPlan, options: Options, several_files: bool = False) -
     if several_files:
         for result in results:
             result.extra.setdefault("patch", plan.patch.source)
+    if plan.superseded_by:
+        for result in results:
+            result.notes.insert(0, f"superseded by {plan.superseded_by}: the newest version decides the exit status")
+            result.extra["superseded_by"] = plan.superseded_by
     return results
 
 
