@@ -54,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-functions", type=int, default=2000, metavar="N", help="work bound: functions judged per run")
     _common(p)
 
+    p = sub.add_parser("range", help="judge every commit of a range in a git checkout")
+    p.add_argument("spec", metavar="A..B", help="a revision range (or one revision: its history)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="after --: only commits touching these paths")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="judge N commits at a time")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--max-functions", type=int, default=2000, metavar="N", help="work bound: functions judged per run")
+    p.add_argument("--format", choices=("text", "json", "jsonl"), default="text")
+    p.add_argument("--max-examples", type=int, default=200, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="N")
+    p.add_argument("--tree", metavar="DIR", default=None, help="the checkout (default: the current directory)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--fail-on", choices=("any", "breaking"), default="any")
+
     p = sub.add_parser("check", help="check captures against a grammar")
     p.add_argument("captures", nargs="+", metavar="CAPTURE")
     p.add_argument("--grammar", metavar="NAME")
@@ -116,6 +129,18 @@ def _run_patch(args: argparse.Namespace):
     return check_patches(args.patches, options_from(args))
 
 
+def _run_range(args: argparse.Namespace):
+    from fmtcheck.patch.revrange import check_range, emit_jsonl
+
+    if args.jobs < 1 or args.max_functions < 1:
+        raise FmtcheckError("range", "--jobs and --max-functions take a number of 1 or more")
+    report = check_range(args.spec, args.paths, options_from(args), args.jobs, args.progress)
+    if args.format != "jsonl":
+        return report
+    emit_jsonl(report)
+    return report.exit_code(args.fail_on)
+
+
 def _run_check(args: argparse.Namespace):
     from fmtcheck.layout.capture import check_captures
 
@@ -145,6 +170,7 @@ def _run_reads(args: argparse.Namespace):
 _HANDLERS: dict[str, Callable] = {
     "verify": _run_verify,
     "patch": _run_patch,
+    "range": _run_range,
     "check": _run_check,
     "diff": _run_diff,
     "grammars": _run_grammars,
