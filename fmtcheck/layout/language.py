@@ -35,6 +35,11 @@ from fmtcheck.layout.model import (
 )
 
 
+def _text(raw: str) -> str:
+    """A quoted string of the grammar file as text."""
+    return _decode_string(raw).decode("utf-8")
+
+
 def _decode_string(raw: str) -> bytes:
     """A double-quoted grammar string with C escapes (\\t \\n \\\\ \\" \\0 \\xHH) as bytes."""
     body = raw[1:-1]
@@ -96,9 +101,11 @@ def _language() -> pp.ParserElement:
     optional = pp.Group(kw("optional") + block)
     choice = pp.Group(kw("choice") + block + pp.OneOrMore(kw("or").suppress() + block))
     label = pp.Optional(string, default='""')
-    variant = pp.Group(kw("variant") + ident + pp.Group(label + block)
-                       + pp.OneOrMore(kw("or").suppress() + pp.Group(label + block)))
-    config = pp.Group(kw("config") + ident + label + block)
+    versions = pp.Optional(kw("versions").suppress() + string, default='""')
+    source = pp.Optional(kw("from").suppress() + string, default='""')
+    option = pp.Group(label + versions + source + block)
+    variant = pp.Group(kw("variant") + ident + option + pp.OneOrMore(kw("or").suppress() + option))
+    config = pp.Group(kw("config") + ident + option)
     stmt = line | header | records | optional | choice | variant | config
     stmts <<= pp.ZeroOrMore(stmt)
 
@@ -201,11 +208,14 @@ class _Builder:
         if kind == "choice":
             return Choice([self.stmts(b) for b in s[1:]], uid=self.next_uid())
         if kind == "variant":
-            labels = [_decode_string(o[0]).decode() for o in s[2:]]
-            return Variant(s[1], [self.stmts(o[1]) for o in s[2:]], labels, uid=self.next_uid())
+            opts = s[2:]
+            return Variant(s[1], [self.stmts(o[3]) for o in opts], [_text(o[0]) for o in opts],
+                           uid=self.next_uid(), versions=[_text(o[1]) for o in opts],
+                           sources=[_text(o[2]) for o in opts])
         if kind == "config":
-            label = _decode_string(s[2]).decode()
-            return Variant(s[1], [self.stmts(s[3]), []], [label or "present", "absent"], uid=self.next_uid())
+            o = s[2]
+            return Variant(s[1], [self.stmts(o[3]), []], [_text(o[0]) or "present", "absent"],
+                           uid=self.next_uid(), versions=[_text(o[1]), ""], sources=[_text(o[2]), ""])
         raise GrammarError(self.g.name, f"unknown statement {kind!r}")
 
     def line_name(self, items) -> str:

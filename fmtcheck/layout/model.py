@@ -206,6 +206,8 @@ class Variant:
     options: list  # list of bodies
     labels: list  # one description per option
     uid: int = 0
+    versions: list = dc_field(default_factory=list)  # per option: the kernel releases that print it
+    sources: list = dc_field(default_factory=list)  # per option: the printer's source (file:function, release)
 
 
 Node = Union[Line, Records, Optional, Choice, Variant]

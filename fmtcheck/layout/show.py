@@ -40,6 +40,9 @@ def _grammar_summary(g: Grammar) -> dict:
         "source": g.source,
         "about": g.about,
         "variants": {v.name: v.labels for v in g.variants},
+        "variant_versions": {v.name: [{"label": lab, "versions": ver, "source": src}
+                                      for lab, ver, src in zip(v.labels, v.versions, v.sources)]
+                             for v in g.variants},
         "records": [{"name": r.name, "key": list(r.key)} for r in g.records],
     }
 
@@ -73,6 +76,9 @@ def grammars_command(name: str | None, fmt: str = "text") -> int:
         out.append(f"  {g.about}")
     for v in g.variants:
         out.append(f"  variant {v.name}: " + " | ".join(lab or f"option {i + 1}" for i, lab in enumerate(v.labels)))
+        for lab, ver, src in zip(v.labels, v.versions, v.sources):
+            if ver or src:
+                out.append(f"    {lab}: " + "; ".join(x for x in (ver, src) if x))
     out.append("")
     out.append("example rendering (space '·', tab '→'):")
     for line, text in example:
