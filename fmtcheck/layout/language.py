@@ -115,7 +115,9 @@ def _language() -> pp.ParserElement:
     reserved = pp.MatchFirst([kw(w) for w in
                               "line header records optional choice variant config domain param keys key columns".split()])
     meta_param = pp.Group(kw("param") + pp.OneOrMore(~reserved + ident))
-    meta_domain = pp.Group(kw("domain") + ident + (kw("charset") + regex + integer + integer | regex) + string)
+    domain_example = pp.Group(kw("example").suppress() + string)("example")
+    meta_domain = pp.Group(kw("domain") + ident + (kw("charset") + regex + integer + integer | regex) + string
+                           + pp.Optional(domain_example))
     key_name = pp.Regex(r"[A-Za-z0-9_()./-]+")
     key_attr = pp.Regex(r"(since|until|config|arch|seen)=[A-Za-z0-9_.,+!-]+")
     meta_keys = pp.Group(kw("keys") + ident + pp.Optional(~reserved + ident))
@@ -185,12 +187,17 @@ class _Builder:
             self.g.keys[name] = KeyInfo(name, **info)
 
     def custom_domain(self, entry) -> Domain:
+        """A `domain` entry; its optional `example "..."` is the value example renderings use."""
+        entry = list(entry)
+        examples = ()
+        if entry and not isinstance(entry[-1], str):
+            examples = (_decode_string(entry.pop()[0]),)
         name = entry[1]
         desc = _decode_string(entry[-1]).decode("utf-8")
         if entry[2] == "charset":
             return Domain(name, desc, charset=_regex_literal(entry[3]), min_len=int(entry[4]),
-                          max_len=int(entry[5]) or None, examples=())
-        return Domain(name, desc, pattern=_regex_literal(entry[2]))
+                          max_len=int(entry[5]) or None, examples=examples)
+        return Domain(name, desc, pattern=_regex_literal(entry[2]), examples=examples)
 
     def stmts(self, tree) -> list:
         return [self.stmt(s) for s in tree]
