@@ -15,7 +15,16 @@ from fmtcheck.layout.show import grammars_command
 from fmtcheck.layout.regexes import number_regex
 
 REQUIRED = {"net_dev", "smaps", "smaps_rollup", "maps", "status", "pid_stat", "statm", "meminfo",
-            "stat", "vmstat", "interrupts", "softirqs", "diskstats", "net_snmp", "net_netstat"}
+            "stat", "vmstat", "interrupts", "softirqs", "diskstats", "net_snmp", "net_netstat",
+            # issue 17: the files monitoring tools read
+            "loadavg", "uptime", "pid_io", "pid_schedstat", "pid_comm", "pid_syscall", "pid_limits",
+            "pid_cgroup", "pid_mountinfo", "mounts", "net_softnet_stat", "pressure", "net_sockstat",
+            "net_sockstat6", "net_snmp6", "buddyinfo", "cgroups", "filesystems", "devices", "sys_fs_file_nr",
+            "net_xfrm_stat", "net_tcp", "net_tcp6", "net_udp", "net_udp6", "net_unix", "net_arp"}
+
+
+def test_at_least_forty_grammars_ship():
+    assert len(grammar_names()) >= 40
 
 
 def test_every_required_grammar_ships_and_names_its_printer():
