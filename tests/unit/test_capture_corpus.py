@@ -102,3 +102,18 @@ def test_every_capture_conforms_or_is_an_explained_exclusion():
             tally["conform"] += 1
     assert not wrong, wrong[:10]
     assert not unused, sorted(unused)[:10]
+
+
+REAL = Path(__file__).resolve().parent.parent.parent / "fixtures" / "captures" / "real"
+
+
+def real_fixtures() -> list[tuple[str, str]]:
+    with open(REAL / "INDEX.tsv", newline="") as f:
+        return [(r["file"], r["grammar"]) for r in csv.DictReader(f, delimiter="\t")]
+
+
+@pytest.mark.parametrize("name,grammar", real_fixtures())
+def test_real_fixture_conforms(name, grammar):
+    """The captures copied here (with credit) conform without the corpus: old layouts every run."""
+    result = check_bytes((REAL / name).read_bytes(), grammar, name)
+    assert result.verdict == "equivalent", [(d.line, d.kind, d.actual) for d in result.divergences[:3]]
