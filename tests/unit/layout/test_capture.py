@@ -63,6 +63,13 @@ LIVE = {
     "/proc/net/udp6": "net_udp6",
     "/proc/net/unix": "net_unix",
     "/proc/net/arp": "net_arp",
+    "/proc/cpuinfo": "cpuinfo",
+    "/proc/schedstat": "schedstat",
+    "/proc/consoles": "consoles",
+    "/proc/modules": "modules",
+    "/proc/net/rpc/nfs": "net_rpc_nfs",
+    "/proc/net/rpc/nfsd": "net_rpc_nfsd",
+    "/proc/self/fdinfo/0": "pid_fdinfo",
 }
 JC = SHARED / "fixtures" / "jc-linux-proc"
 JC_GRAMMARS = {
