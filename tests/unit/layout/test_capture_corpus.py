@@ -20,7 +20,7 @@ import pytest
 
 from fmtcheck.layout.capture import check_bytes
 
-HERE = Path(__file__).resolve().parent.parent / "captures"
+HERE = Path(__file__).resolve().parents[2] / "captures"
 CORPUS = os.environ.get("FMTCHECK_CAPTURES", "")
 
 # manifest kind -> grammar
@@ -109,7 +109,7 @@ def test_every_capture_conforms_or_is_an_explained_exclusion():
     assert not unused, sorted(unused)[:10]
 
 
-REAL = Path(__file__).resolve().parent.parent.parent / "fixtures" / "captures" / "real"
+REAL = Path(__file__).resolve().parents[3] / "fixtures" / "captures" / "real"
 
 
 def real_fixtures() -> list[tuple[str, str]]:
