@@ -228,13 +228,14 @@ def key_condition(g: Grammar, key: str) -> str:
     if info is not None and info.describe():
         return info.describe()
     base = key.split(".")[0]
+    found = ""  # the innermost option holding the line (a config nested in a version variant)
     for v in (n for n in walk_nodes(g.body) if isinstance(n, Variant)):
         for label, body in zip(v.labels, v.options):
             for line in (n for n in walk_nodes(body) if hasattr(n, "items")):
                 first = line.items[0] if line.items else None
                 if isinstance(first, Lit) and first.data.split(b":")[0].strip().decode("latin-1") == base:
-                    return f"{v.name}: {label}"
-    return ""
+                    found = f"{v.name}: {label}"
+    return found
 
 
 def diff_keys(g: Grammar, old: Inventory, new: Inventory) -> list[Divergence]:
