@@ -9,8 +9,9 @@ correlated conditions (two inputs compared with each other, one input used by se
 
 `python -m benchmarks.branchy [--rows 1,4,16,32,64] [--pairs N] [--seed S] [--load 2]` judges
 every pair and prints, per row count, how many divergent pairs were found divergent, inconclusive
-or (the bug this guards against) equivalent, and what the equivalent rewrites got. `--load N` runs
-N CPU-bound processes beside it: the verdicts must not change.
+or (the bug this guards against) equivalent, and what the equivalent rewrites got, beside a naive
+baseline measured in the same run (uniform random inputs through the same interpreter). `--load N`
+runs N CPU-bound processes beside it: the verdicts must not change.
 """
 
 from __future__ import annotations
@@ -204,6 +205,33 @@ def judge(old: str, new: str, seed: int = 0) -> tuple[str, str | None, int]:
     return result.verdict, result.method, result.cases
 
 
+def naive_random_finds(old: str, new: str, cases: int, seed: int) -> bool:
+    """The baseline: uniform random values for every input (what a fuzzer without fmtcheck's
+    input classes would try), through the same interpreter; True when a case differs."""
+    from fmtcheck.c import cfront
+    from fmtcheck.c.hints import InputSpace, collect_hints
+    from fmtcheck.engine.inputs import VectorInputs, type_range
+    from fmtcheck.engine.verdict import Runner, side_of
+
+    old_unit, new_unit = cfront.parse_unit(old.encode(), "old"), cfront.parse_unit(new.encode(), "new")
+    space = InputSpace()
+    collect_hints(old_unit, space)
+    collect_hints(new_unit, space)
+    runner = Runner(side_of(old_unit, space, "branchy_show", "old"), side_of(new_unit, space, "branchy_show", "new"))
+    discovery = VectorInputs()
+    runner.run_case(discovery)
+    kinds = dict(discovery.kinds)
+    rng = random.Random(seed)
+    for _ in range(cases):
+        vector = {k: rng.randint(*type_range(kind)) for k, kind in kinds.items() if kind[0] == "int"}
+        inputs = VectorInputs(vector)
+        outcome = runner.run_case(inputs)
+        kinds.update((k, v) for k, v in inputs.kinds.items() if k not in kinds)
+        if outcome is not None and not outcome.same:
+            return True
+    return False
+
+
 def _burn(stop) -> None:
     while not stop.is_set():
         sum(i * i for i in range(10000))
@@ -215,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=10, help="divergent pairs per row count")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--load", type=int, default=0, help="CPU-bound processes to run beside")
+    parser.add_argument("--naive", type=int, default=2000, metavar="N",
+                        help="baseline: N uniform random cases per divergent pair (0: skip)")
     args = parser.parse_args(argv)
     stop = multiprocessing.Event()
     burners = [multiprocessing.Process(target=_burn, args=(stop,), daemon=True) for _ in range(args.load)]
@@ -223,21 +253,26 @@ def main(argv: list[str] | None = None) -> int:
     wrong = 0
     try:
         print(f"{'rows':>5} {'divergent':>10} {'inconcl.':>9} {'WRONG eq.':>10} | {'eq. tested':>10} "
-              f"{'eq. inconcl.':>12} {'s/pair':>7}")
+              f"{'eq. inconcl.':>12} {'s/pair':>7} | naive random ({args.naive} cases) found")
         for rows in [int(r) for r in args.rows.split(",")]:
             div, eq_side = Counter(), Counter()
-            start = time.perf_counter()
+            naive = 0
+            elapsed = 0.0
             for k in range(args.pairs):
                 seed = args.seed * 1000 + rows * 100 + k
+                start = time.perf_counter()
                 verdict, _, _ = judge(*branchy_pair(rows, seed)[:2])
                 div[verdict] += 1
                 verdict, method, _ = judge(*branchy_pair(rows, seed, slip=False)[:2])
                 eq_side[verdict if verdict != "equivalent" else f"equivalent {method}"] += 1
-            per = (time.perf_counter() - start) / (2 * args.pairs)
+                elapsed += time.perf_counter() - start
+                if args.naive:
+                    naive += naive_random_finds(*branchy_pair(rows, seed)[:2], args.naive, seed)
+            per = elapsed / (2 * args.pairs)
             wrong += div["equivalent"]
             print(f"{rows:>5} {div['divergent']:>10} {div['inconclusive']:>9} {div['equivalent']:>10} | "
                   f"{eq_side['equivalent tested'] + eq_side['equivalent proven']:>10} "
-                  f"{eq_side['inconclusive']:>12} {per:>7.2f}")
+                  f"{eq_side['inconclusive']:>12} {per:>7.2f} | {naive} of {args.pairs}")
     finally:
         stop.set()
         for p in burners:
