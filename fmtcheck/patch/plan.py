@@ -76,6 +76,7 @@ from fmtcheck.patch.patchfile import (
     read_patches,
     spread_base_commits,
 )
+from fmtcheck.patch.gaps import values_flowing_into_gaps
 from fmtcheck.patch.trees import Tree, resolve_tree, state_for
 from fmtcheck.patch.rebuild import FileView, view_from_hunks
 
@@ -526,7 +527,26 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
         result = Result(subject, "inconclusive", reason=f"internal error while judging: {type(err).__name__}: {err}")
     result.subject = subject
     result.notes.extend(note for note in _rebuild_notes(candidate) if note not in result.notes)
-    return result
+    return _unless_values_reach_gaps(result, candidate)
+
+
+def _unless_values_reach_gaps(result: Result, candidate: Candidate) -> Result:
+    """An "equivalent" of a function rebuilt from hunks holds only if no value the change computes
+    can be printed by the code the patch does not show (`fmtcheck.patch.gaps`)."""
+    if result.verdict != "equivalent" or candidate.old is None or candidate.new is None:
+        return result
+    if not (candidate.old.gaps or candidate.new.gaps):
+        return result
+    names = values_flowing_into_gaps(candidate.old.text, candidate.new.text)
+    if not names:
+        return result
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    reason = (
+        f"no difference in what the patch shows, but the change computes {shown}, which code the patch "
+        f"does not show (a hunk gap of {candidate.name}) may print; give --tree DIR"
+    )
+    return Result(result.subject, "inconclusive", cases=result.cases, reason=reason, notes=result.notes,
+                  extra=result.extra)
 
 
 def _rebuild_notes(candidate: Candidate) -> list[str]:

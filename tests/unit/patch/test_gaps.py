@@ -1,0 +1,68 @@
+"""Hunk gaps are unchanged code that may print what the change computed (fmtcheck.patch.gaps)."""
+
+from __future__ import annotations
+
+import json
+
+from fmtcheck import cli
+from fmtcheck.patch.gaps import assigned_names, values_flowing_into_gaps
+from fmtcheck.patch.hunks import GAP_MARKER
+
+# A value changed in the first hunk and printed in code the patch does not show (a gap).
+PATCH_VALUE_INTO_GAP = b"""diff --git a/fs/demo/mem.c b/fs/demo/mem.c
+--- a/fs/demo/mem.c
++++ b/fs/demo/mem.c
+@@ -10,7 +10,7 @@ static void demo_mem(struct seq_file *m, struct mm_struct *mm)
+ \tunsigned long anon, file;
+ 
+-\tanon = get_counter(mm, 0);
++\tanon = get_counter_sum(mm, 0);
+ \tfile = get_counter(mm, 1);
+ \tseq_puts(m, "demo\\n");
+ \tseq_puts(m, "--\\n");
+ \tseq_puts(m, "mem:\\n");
+@@ -40,6 +40,6 @@ static void demo_mem(struct seq_file *m, struct mm_struct *mm)
+ \tseq_puts(m, "VmFile:\\t");
+ \tseq_put_decimal_ull_width(m, "", file, 8);
+-\tseq_puts(m, " kB\\n");
++\tseq_printf(m, " kB\\n");
+ \tseq_puts(m, "VmEnd:\\t");
+ \tseq_put_decimal_ull_width(m, "", file, 8);
+ \tseq_puts(m, " kB\\n");
+"""
+
+
+def test_a_changed_value_before_a_gap_is_not_equivalent(tmp_path, capsys):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_VALUE_INTO_GAP)
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    (result,) = report["results"]
+    assert result["verdict"] == "inconclusive" and "anon" in result["reason"], result
+    assert code == 3
+
+
+def test_an_output_only_change_before_a_gap_stays_equivalent(tmp_path, capsys):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_VALUE_INTO_GAP.replace(b"-\tanon = get_counter(mm, 0);\n+\tanon = get_counter_sum(mm, 0);\n",
+                                                   b" \tanon = get_counter(mm, 0);\n"))
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [r["verdict"] for r in report["results"]] == ["equivalent"] and code == 0
+
+
+def test_values_flowing_into_gaps_needs_a_gap_after_the_change():
+    old = b"f()\n{\n\tx = a;\n" + GAP_MARKER + b"\n}\n"
+    new = b"f()\n{\n\tx = b;\n" + GAP_MARKER + b"\n}\n"
+    assert values_flowing_into_gaps(old, new) == ["x"]
+    old_tail = b"f()\n{\n" + GAP_MARKER + b"\n\tx = a;\n}\n"
+    new_tail = b"f()\n{\n" + GAP_MARKER + b"\n\tx = b;\n}\n"
+    assert values_flowing_into_gaps(old_tail, new_tail) == []
+
+
+def test_assigned_names():
+    assert assigned_names(b"\tp->count += 2;") == ["p->count"]
+    assert assigned_names(b"\tunsigned long x = 3;") == ["x"]
+    assert assigned_names(b"\tif (a == b)") == []
+    assert assigned_names(b'\tseq_printf(m, "a=%d", x);') == []
+    assert assigned_names(b"\ti++;") == ["i"]
