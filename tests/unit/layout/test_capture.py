@@ -70,6 +70,7 @@ LIVE = {
     "/proc/net/rpc/nfs": "net_rpc_nfs",
     "/proc/net/rpc/nfsd": "net_rpc_nfsd",
     "/proc/self/fdinfo/0": "pid_fdinfo",
+    "/proc/slabinfo": "slabinfo",
 }
 JC = SHARED / "fixtures" / "jc-linux-proc"
 JC_GRAMMARS = {

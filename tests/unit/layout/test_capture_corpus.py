@@ -41,6 +41,7 @@ KIND_GRAMMAR = {
     "net/udp6": "net_udp6", "net/udplite6": "net_udp6", "net/raw6": "net_udp6", "net/unix": "net_unix",
     "net/arp": "net_arp", "cpuinfo": "cpuinfo", "schedstat": "schedstat", "consoles": "consoles",
     "modules": "modules", "net/rpc/nfs": "net_rpc_nfs", "net/rpc/nfsd": "net_rpc_nfsd", "PID/fdinfo": "pid_fdinfo",
+    "slabinfo": "slabinfo",
 }
 # the cpuinfo grammar is that of x86 and arm (show_cpuinfo, c_show); other architectures print
 # their own labels ("%-10s : " on ia64, "cpu\t\t: " on ppc...) and have no grammar yet
