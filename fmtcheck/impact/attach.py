@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.result import Report, Result
+
+MAX_CAPTURE_BYTES = 256 << 20  # as `diff` without a grammar
 
 
 def attach_consumers(report: Report, captures: tuple[str, str] | None = None) -> None:
@@ -26,7 +29,7 @@ def attach_consumers(report: Report, captures: tuple[str, str] | None = None) ->
         report.notes.append(f"--consumers: {why}")
         return
     if captures is not None:
-        old, new = (Path(p).read_bytes() for p in captures)
+        old, new = (read_input(p, MAX_CAPTURE_BYTES, "capture")[:MAX_CAPTURE_BYTES] for p in captures)
         proc_file = guess_proc_file(None, old) or _from_path(captures[0])
         for result in report.results:
             _attach(result, run_consumers(proc_file, old, new, wrap=False), format_matrix)

@@ -29,9 +29,10 @@ from fmtcheck.layout.capture import grammar_for, match_capture
 from fmtcheck.layout.explain import classify, first_difference
 from fmtcheck.layout.keys import INVENTORY_BYTES, diff_columns, diff_keys, inventory_of, is_keyed
 from fmtcheck.layout.language import detect_grammar
-from fmtcheck.layout.reader import open_capture, read_head
+from fmtcheck.layout.reader import CHUNK, MAX_LINE, open_capture, read_head
 
 MAX_KEYS_SHOWN = 5
+MAX_DIFF_BYTES = 256 << 20  # per capture, without a grammar (held in memory as lines)
 
 
 def diff_captures(old: str, new: str, options: Options) -> Report:
@@ -188,11 +189,26 @@ def _kind(tok: bytes) -> str:
 
 
 def read_lines(path: str) -> list[bytes]:
+    """The lines of a capture, read in chunks: a line over MAX_LINE (or a file over MAX_DIFF_BYTES)
+    is refused as soon as it is seen, not after the whole file is in memory."""
+    data = bytearray()
+    line_start = 0
     with open_capture(path) as f:
-        try:
-            return f.read().split(b"\n")
-        except OSError as err:
-            raise InputError(path, err.strerror or "cannot read") from None
+        while chunk := f.read(CHUNK):
+            seen = len(data)
+            data += chunk
+            if len(data) > MAX_DIFF_BYTES:
+                raise InputError(path, f"larger than {MAX_DIFF_BYTES >> 20} MiB: too large to diff token by token")
+            first = data.find(b"\n", seen)
+            if first >= 0 and first - line_start > MAX_LINE:
+                break
+            last = data.rfind(b"\n", seen)
+            line_start = last + 1 if last >= 0 else line_start
+            if len(data) - line_start > MAX_LINE:
+                break
+        else:
+            return bytes(data).split(b"\n")
+    raise InputError(path, f"a line longer than {MAX_LINE >> 20} MiB")
 
 
 def token_diff(old: str, new: str) -> Result:

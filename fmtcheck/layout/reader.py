@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import os
-import stat as stat_mod
 from typing import BinaryIO
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.common.inputfile import InputStream, MemoryStream, open_input
 
 CHUNK = 8 << 20  # bytes read at a time
 
@@ -21,28 +20,14 @@ MAX_LINE = 64 << 20  # a longer line is refused rather than held in memory (no /
 HEAD_BYTES = 64 << 10  # what grammar detection looks at
 
 
-def open_capture(path: str) -> BinaryIO:
-    """Open a capture for reading bytes, or raise InputError with a one-line reason."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except OSError as err:
-        raise InputError(path, err.strerror or "cannot read") from None
-    if stat_mod.S_ISDIR(st.st_mode):
-        raise InputError(path, "is a directory, not a capture")
-    try:
-        return open(path, "rb")
-    except OSError as err:
-        raise InputError(path, err.strerror or "cannot read") from None
+def open_capture(path: str) -> InputStream | MemoryStream:
+    """Open a capture for reading bytes (without blocking), or raise InputError with a one-line reason."""
+    return open_input(path, "capture")
 
 
 def read_head(path: str) -> bytes:
     with open_capture(path) as f:
-        try:
-            return f.read(HEAD_BYTES)
-        except OSError as err:
-            raise InputError(path, err.strerror or "cannot read") from None
+        return f.read(HEAD_BYTES)
 
 
 class Reader:

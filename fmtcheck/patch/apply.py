@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.common.inputfile import read_tree_file
 from fmtcheck.patch.ctext import INCLUDE, Definition, harvest_definitions
 from fmtcheck.patch.patchfile import (
     FileDiff,
@@ -66,22 +67,17 @@ def split_lines(data: bytes) -> list[bytes]:
 
 
 def worktree_reader(root: str) -> "Callable[[str], bytes | None]":
-    """Read PATH under ROOT: only regular files whose real path stays inside the real ROOT (a
-    symlink out of the tree, ``..`` or an absolute path in a patch reads nothing)."""
-    real_root = os.path.realpath(root)
+    """Read PATH under ROOT (`read_tree_file`): ``..``, an absolute path or a missing file in a patch
+    reads nothing; a file whose real path leaves the real ROOT, a special file or one on a kernel
+    pseudo filesystem is an InputError naming it."""
 
     def read(path: str) -> bytes | None:
-        if not path or os.path.isabs(path) or "\0" in path:
+        if not path or "\0" in path:
             return None
-        full = os.path.realpath(os.path.join(real_root, path))
-        if os.path.commonpath([real_root, full]) != real_root or full == real_root:
-            return None
-        if not os.path.isfile(full):
-            return None
-        if os.path.getsize(full) > MAX_TREE_FILE_BYTES:
-            raise InputError(full, f"over the {MAX_TREE_FILE_BYTES}-byte limit for a tree file")
-        with open(full, "rb") as handle:
-            return handle.read(MAX_TREE_FILE_BYTES + 1)
+        data = read_tree_file(root, path, MAX_TREE_FILE_BYTES)
+        if data is not None and len(data) > MAX_TREE_FILE_BYTES:
+            raise InputError(os.path.join(root, path), f"over the {MAX_TREE_FILE_BYTES}-byte limit for a tree file")
+        return data
 
     return read
 
