@@ -179,6 +179,18 @@ _HANDLERS: dict[str, Callable] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; SIGTERM, like SIGINT, cleans up before it ends the run."""
+    from fmtcheck.common.termination import EXIT_STATUS, Terminated, sigterm_raises
+
+    try:
+        with sigterm_raises():
+            return run_command(argv)
+    except Terminated:
+        sys.stderr.write("fmtcheck: error: terminated\n")
+        return EXIT_STATUS
+
+
+def run_command(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         outcome = _HANDLERS[args.command](args)

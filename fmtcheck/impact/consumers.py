@@ -465,16 +465,36 @@ def _psutil_consumer(name: str, old: bytes, new: bytes) -> ConsumerOutcome:
 
 
 def _run_psutil_probe(calls: Iterable[str], roots: list[Path]) -> dict[str, Any]:
-    """Run the probe (`python -m fmtcheck.impact.consumers psutil-probe ...`) in a fresh interpreter."""
-    package_parent = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    argv = [sys.executable, "-m", "fmtcheck.impact.consumers", "psutil-probe", ",".join(calls), *map(str, roots)]
-    proc = subprocess.run(argv, capture_output=True, env=env, timeout=_SUBPROCESS_TIMEOUT, check=False)
+    """Run the probe in a fresh, isolated interpreter (see `probe_command`)."""
+    argv, env = probe_command(calls, roots)
+    proc = subprocess.run(argv, capture_output=True, env=env, timeout=_SUBPROCESS_TIMEOUT, check=False,
+                          cwd=str(roots[0].parent), stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
         raise ValueError(f"exit {proc.returncode}: {tail[0]}")
     return json.loads(proc.stdout)
+
+
+# The child's program: fmtcheck's own package directory is appended after the interpreter's own
+# paths (so an installed fmtcheck and psutil are what it finds), then the probe runs.
+_PROBE_PROGRAM = (
+    "import sys; sys.path.append(sys.argv[1]); del sys.argv[1]\n"
+    "from fmtcheck.impact.consumers import probe_main\n"
+    "raise SystemExit(probe_main(sys.argv[1:]))\n"
+)
+
+
+def probe_command(calls: Iterable[str], roots: list[Path]) -> tuple[list[str], dict[str, str]]:
+    """The psutil probe's argv and environment: `python -I` (no working directory or script
+    directory on sys.path, no user site directory, PYTHON* variables ignored) with only a locale
+    and PATH in its environment, so nothing from the caller's directory or environment runs."""
+    package_parent = str(Path(__file__).resolve().parent.parent.parent)
+    argv = [sys.executable, "-I", "-c", _PROBE_PROGRAM, package_parent, "psutil-probe", ",".join(calls), *map(str, roots)]
+    return argv, _minimal_environment()
+
+
+def _minimal_environment() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C", "LANG": "C"}
 
 
 def _compare_calls(label: str, calls: Iterable[str], old: dict, new: dict) -> ConsumerOutcome:
@@ -628,9 +648,9 @@ def _run_procps(tmp: Path, command: tuple[str, ...], mounts: dict[str, bytes]) -
         path.write_bytes(data)
         argv += [str(path), f"/proc/{name}"]
     argv += [shutil.which(command[0]) or command[0], *command[1:]]
-    env = dict(os.environ, LC_ALL="C", LANG="C")
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=_SUBPROCESS_TIMEOUT, env=env, check=False)
+        proc = subprocess.run(argv, capture_output=True, timeout=_SUBPROCESS_TIMEOUT, env=_minimal_environment(),
+                              check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as err:
         return _Reading(error=_one_line(err))
     if proc.returncode != 0:
@@ -714,8 +734,8 @@ def format_matrix(outcomes: Iterable[ConsumerOutcome]) -> list[str]:
     return [f"{a:<{width0}}  {b:<{width1}}  {c}".rstrip() for a, b, c in rows]
 
 
-def _main(argv: list[str]) -> int:
-    """`python -m fmtcheck.impact.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT` (used internally)."""
+def probe_main(argv: list[str]) -> int:
+    """The probe child's entry: `psutil-probe CALLS OLD_ROOT NEW_ROOT` (see `probe_command`)."""
     if len(argv) != 4 or argv[0] != "psutil-probe":
         sys.stderr.write("usage: python -m fmtcheck.impact.consumers psutil-probe CALLS OLD_ROOT NEW_ROOT\n")
         return 2
@@ -725,4 +745,4 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))
+    raise SystemExit(probe_main(sys.argv[1:]))

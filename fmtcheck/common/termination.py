@@ -1,0 +1,55 @@
+"""SIGTERM ends a run the way Ctrl-C (SIGINT) does: by an exception, so that every `finally` and
+context manager runs and temporary directories (the engine's search home, the consumers' procfs
+roots) are removed. Python's default for SIGTERM is to die on the spot, leaving them behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+EXIT_STATUS = 128 + signal.SIGTERM  # what a shell reports for a process killed by SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, like KeyboardInterrupt, so `except Exception` lets it by)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _signal_again_if_swallowed(previous_hook):
+    """An exception raised where Python cannot propagate it (a garbage-collector callback, such as
+    the one Hypothesis installs) is "unraisable" and dropped. A dropped `Terminated` is not printed
+    but delivered again, a moment later from another thread, to land where it can propagate."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            again = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGTERM))
+            again.daemon = True
+            again.start()
+            return
+        previous_hook(unraisable)
+
+    return hook
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block SIGTERM raises `Terminated`; the previous handler comes back afterwards.
+    Outside the main thread (where handlers cannot be set) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _signal_again_if_swallowed(previous_hook)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
