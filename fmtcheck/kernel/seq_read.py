@@ -557,7 +557,10 @@ def check_stream(
         if not chunk and i >= after:
             break
     else:
-        return _mismatch("no EOF", full[offset:], bytes(got), returned)
+        if not full[offset:].startswith(bytes(got)):
+            return _mismatch("stream", full[offset:], bytes(got), returned)
+        # Every byte so far is right; only the read-call budget ran out. Not a counterexample.
+        raise LimitExceeded("seq_read model", f"no EOF within {max_reads} read() calls ({len(got)} of {len(full) - offset} bytes read)")
     if before != full[: len(before)]:
         return _mismatch("before reposition", full[: len(before)], before, returned)
     if bytes(got) != full[offset:]:

@@ -123,7 +123,7 @@ def _grammar_split(data: bytes, name: str | None, source: str, splitter) -> tupl
     """
     if splitter is None:
         if name:
-            raise InputError("--grammar", "the grammars do not give record units yet")
+            raise InputError("--grammar", "no grammar gives record units to reads; --split MODE sets them")
         return None
     try:
         found = splitter(data, name=name, path=source)
@@ -263,13 +263,22 @@ def _check_one(src: RecordSource, bufsizes: Sequence[int], behaviour: str, seed:
 
     total = len(expected_stream(src.records))
     cases = 0
-    for sizes, reposition in _patterns(bufsizes, total):
-        cases += 1
-        found = check_stream(src.records, behaviour, sizes, None, reposition)
-        if found is not None:
-            found.update(records=src.label, read_sizes=sizes, reposition=reposition, behaviour=behaviour)
-            return _divergent(behaviour, cases, found)
-    outcome = find_stream_counterexample(behaviour, seed=seed, max_examples=max_examples)
+    try:
+        for sizes, reposition in _patterns(bufsizes, total):
+            cases += 1
+            found = check_stream(src.records, behaviour, sizes, None, reposition)
+            if found is not None:
+                found.update(records=src.label, read_sizes=sizes, reposition=reposition, behaviour=behaviour)
+                return _divergent(behaviour, cases, found)
+        outcome = find_stream_counterexample(behaviour, seed=seed, max_examples=max_examples)
+    except LimitExceeded as limit:
+        return Result(
+            subject=f"stream property ({behaviour})",
+            verdict="inconclusive",
+            cases=cases,
+            reason=f"{limit.what}: the check stopped at its read-call limit, not at a wrong byte",
+            extra={"behaviour": behaviour, "seed": seed},
+        )
     cases += outcome.cases
     if outcome.counterexample is not None:
         return _divergent(behaviour, cases, outcome.counterexample)
@@ -383,7 +392,8 @@ def classify_live(src: RecordSource, observed: list[int], bufsize: int) -> LiveV
         return LiveVerdict("indistinguishable", _same_prediction_reason(len(src.data), bufsize), kernel, fill)
     if observed != fill:
         return _not_fill(src, observed, bufsize, kernel, fill)
-    reason = f"every read returned min(N, bytes left), as fill does; the kernel model predicts {show_sizes(kernel)}"
+    reason = (f"every read returned min(N, bytes left), as buffer-filling reads do; whole-record reads would "
+              f"give {show_sizes(kernel)}")
     verdict = LiveVerdict("fill", reason, kernel, fill)
     if not src.unit_known:
         verdict.notes.append(
@@ -412,12 +422,12 @@ def _not_fill(src: RecordSource, observed: list[int], bufsize: int, kernel: list
         "fill always returns min(N, bytes left)"
     )
     if observed == kernel:
-        return LiveVerdict("kernel", f"{evidence}; the kernel model predicts exactly these sizes", kernel, fill)
+        return LiveVerdict("kernel", f"{evidence}; whole-record reads give exactly these sizes", kernel, fill)
     if _short_reads_end_lines(src.data, observed, bufsize):
         verdict = LiveVerdict("kernel", f"{evidence}; each short read ends at a line end, as whole records do", kernel, fill)
         verdict.notes.append(
-            f"the kernel model with {_unit_name(src)} predicts {show_sizes(kernel)}: the file's records are not "
-            "cut that way (e.g. smaps: one per VMA; use --split re:REGEX or --grammar for exact sizes)"
+            f"whole-record reads with {_unit_name(src)} would give {show_sizes(kernel)}: the file's records are not "
+            "cut that way (e.g. smaps: one per VMA; --split re:REGEX gives exact sizes)"
         )
         return verdict
     return LiveVerdict("unknown", f"{evidence}, yet the reads do not end on record (line) boundaries", kernel, fill)
@@ -525,6 +535,9 @@ def _check_text(results: Sequence[Result]) -> list[str]:
 
     lines = []
     for r in results:
+        if r.verdict == "inconclusive":
+            lines.append(f"{r.subject}: inconclusive ({r.cases} cases): {r.reason}")
+            continue
         lines.append(f"{r.subject}: {r.verdict}, {r.method} ({r.cases} cases)")
         for d in r.divergences:
             lines.extend(format_divergence(d))
@@ -536,8 +549,8 @@ def _live_text(path: str, rows: list[tuple[int, RecordSource, LiveVerdict, list[
     for n, src, verdict, observed in rows:
         lines.append(f"{path}: {len(src.data)} bytes, {len(src.records)} records; {src.unit}")
         lines.append(f"read({n}) live:   {show_sizes(observed)}  ({len(observed)} read() calls)")
-        lines.append(f"  kernel model: {show_sizes(verdict.kernel)}")
-        lines.append(f"  fill model:   {show_sizes(verdict.fill)}")
+        lines.append(f"  whole records per read (kernel): {show_sizes(verdict.kernel)}")
+        lines.append(f"  buffer filled per read (fill):   {show_sizes(verdict.fill)}")
         lines.append(f"  behaviour: {verdict.behaviour}: {verdict.reason}")
         lines.extend(f"  note: {note}" for note in verdict.notes)
     lines.append(f"running kernel {platform.release()}: {overall}" + _overall_gloss(overall))
@@ -546,8 +559,8 @@ def _live_text(path: str, rows: list[tuple[int, RecordSource, LiveVerdict, list[
 
 def _overall_gloss(overall: str) -> str:
     return {
-        "kernel": " (at most one buffer of whole records per read(); seed 002 not applied)",
-        "fill": " (read() fills the user buffer: the seed-002 change)",
+        "kernel": " (at most one buffer of whole records per read(), not the buffer-filling change)",
+        "fill": " (read() fills the user buffer: the buffer-filling change)",
         "indistinguishable": " on this file (both behaviours give the same sizes)",
         "unknown": " (the sizes match neither model)",
     }[overall]

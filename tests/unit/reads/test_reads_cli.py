@@ -157,7 +157,7 @@ def test_live_mode_reports_sizes_and_behaviour(capsys, path):
         pytest.skip(f"{path} is absent")
     assert main(["reads", path, "--bufsize", "131072"]) == 0
     out = capsys.readouterr().out
-    assert "read(131072) live:" in out and "kernel model:" in out and "fill model:" in out
+    assert "read(131072) live:" in out and "whole records per read (kernel):" in out and "buffer filled per read (fill):" in out
     assert "running kernel " in out
     code, data = run_json(capsys, path, "--bufsize", "131072")
     assert code == 0
