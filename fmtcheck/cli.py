@@ -180,14 +180,17 @@ _HANDLERS: dict[str, Callable] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; SIGTERM, like SIGINT, cleans up before it ends the run."""
-    from fmtcheck.common.termination import EXIT_STATUS, Terminated, sigterm_raises
+    from fmtcheck.common.termination import EXIT_STATUS, STATE, Terminated, sigterm_raises
 
     try:
         with sigterm_raises():
-            return run_command(argv)
+            status = run_command(argv)
     except Terminated:
+        status = EXIT_STATUS
+    if STATE.received:  # even where a library caught the exception and went on, or failed on it
         sys.stderr.write("fmtcheck: error: terminated\n")
         return EXIT_STATUS
+    return status
 
 
 def run_command(argv: Sequence[str] | None = None) -> int:

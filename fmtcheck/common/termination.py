@@ -18,8 +18,30 @@ class Terminated(BaseException):
     """SIGTERM arrived (a BaseException, like KeyboardInterrupt, so `except Exception` lets it by)."""
 
 
+class _State:
+    received = False  # SIGTERM arrived: whatever the run did with the exception, it ends as terminated
+
+
+STATE = _State()
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    STATE.received = True
     raise Terminated()
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is over: for creating a resource and taking charge
+    of its cleanup in one step (a signal in between would leave it behind)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _signal_again_if_swallowed(previous_hook):
@@ -45,6 +67,7 @@ def sigterm_raises() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    STATE.received = False
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     previous_hook = sys.unraisablehook
     sys.unraisablehook = _signal_again_if_swallowed(previous_hook)

@@ -469,15 +469,17 @@ class Runner:
             if len(self.divergent) > before:
                 raise _Diverged()
 
-        import shutil
         import tempfile
+
+        from fmtcheck.common.termination import signals_deferred
 
         from hypothesis import configuration
 
-        home = tempfile.mkdtemp(prefix="fmtcheck-hypothesis-")
+        with signals_deferred():  # no SIGINT/SIGTERM between creating the directory and owning it
+            home = tempfile.TemporaryDirectory(prefix="fmtcheck-hypothesis-")
         previous = getattr(configuration, "_configuration__hypothesis_home_directory", None)
         previous = vars(configuration).get("__hypothesis_home_directory", previous)
-        configuration.set_hypothesis_home_dir(home)
+        configuration.set_hypothesis_home_dir(home.name)
         try:
             probe()
         except _Diverged:
@@ -486,7 +488,7 @@ class Runner:
             pass
         finally:
             configuration.set_hypothesis_home_dir(previous)
-            shutil.rmtree(home, ignore_errors=True)
+            home.cleanup()
 
     def replay(self, outcome: Outcome) -> Outcome:
         """Every reported counterexample runs through both sides once more."""

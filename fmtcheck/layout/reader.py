@@ -65,13 +65,17 @@ class Reader:
         while not self.eof:
             rel = pos - self.base
             nl = self.buf.find(b"\n", max(rel, self._scan - self.base))
+            if (nl if nl >= 0 else len(self.buf)) - rel > MAX_LINE:
+                raise InputError(self.where, f"a line longer than {MAX_LINE >> 20} MiB")
             if nl >= 0 and len(self.buf) - nl > MARGIN:
                 return
             if nl < 0:
                 self._scan = self.end
-                if self.end - pos > MAX_LINE:
-                    raise InputError(self.where, f"a line longer than {MAX_LINE >> 20} MiB")
             self._read()
+        rel = pos - self.base
+        nl = self.buf.find(b"\n", rel)
+        if (nl if nl >= 0 else len(self.buf)) - rel > MAX_LINE:
+            raise InputError(self.where, f"a line longer than {MAX_LINE >> 20} MiB")
 
     def ensure(self, pos: int, n: int) -> None:
         while not self.eof and self.end < pos + n:
