@@ -43,7 +43,7 @@ from fmtcheck.engine.inputs import (IFNAME_BYTES, MAX_LOOP, STRING_BOUNDS, Vecto
 from fmtcheck.c.hints import InputSpace, collect_hints  # noqa: E402
 from fmtcheck.common.options import Options  # noqa: E402
 
-SEEDS_DIR = Path("/work/shared/seeds")
+SEEDS_DIR = ROOT.parent / "shared" / "seeds"  # --seeds DIR; skipped when absent
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 TARGETS = {
@@ -892,7 +892,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--capture-mb", type=float, default=None, help="size of each generated capture (default 100, --quick 10)")
     ap.add_argument("--only", default="mutants,verdict,engine,capture")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=Path, default=None, metavar="DIR",
+                    help="a directory of seed patch threads to time (default: ../shared/seeds when present)")
     args = ap.parse_args(argv)
+    if args.seeds is not None:
+        global SEEDS_DIR
+        SEEDS_DIR = args.seeds
     mb = args.capture_mb if args.capture_mb is not None else (10 if args.quick else 100)
     only = set(args.only.split(","))
     res: dict[str, Any] = {"load_start": machine()["load"], "engine_state": engine_state()}

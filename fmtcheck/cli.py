@@ -1,4 +1,4 @@
-"""The `fmtcheck` command line (../shared/docs/cli-contract.md).
+"""The `fmtcheck` command line (docs/cli-contract.md).
 
 Every command returns a `Report` (or prints its own output and returns an exit status). Errors in
 the input end as exit 2 with one line ``fmtcheck: error: WHERE: WHAT``; anything the models cannot

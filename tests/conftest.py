@@ -7,7 +7,10 @@ models are timed by benchmarks, not by tests).
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
+
 from hypothesis import HealthCheck, settings
 
 # pytester drives the plugin tests (tests/plugin); it may only be enabled here, at the top.
@@ -38,11 +41,42 @@ KNOWN_PROPERTY_BUGS: dict[str, str] = {
 }
 
 
+# Names the tests give paths under ../shared (the project's shared seeds, captures and docs, which
+# CI copies beside the checkout). A fresh clone has no ../shared: those tests skip, saying so.
+SHARED_NAMES = re.compile(r"\b(SHARED|SEEDS|SEED_\w+|JC|PROC|PATCH_SEEDS|CAPTURE_SEEDS|shared_path)\b")
+
+
+def uses_shared(item) -> bool:
+    """Does the test (or a module-level helper it names) refer to a ../shared path?"""
+    function = getattr(item, "function", None)
+    if function is None:
+        return False
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    if SHARED_NAMES.search(source):
+        return True
+    module = inspect.getmodule(function)
+    helpers = [getattr(module, name, None) for name in re.findall(r"\b([a-z_][a-z0-9_]*)\(", source)]
+    for helper in helpers:
+        if inspect.isfunction(helper) and helper.__module__ == function.__module__ and helper is not function:
+            try:
+                if SHARED_NAMES.search(inspect.getsource(helper)):
+                    return True
+            except (OSError, TypeError):
+                continue
+    return False
+
+
 def pytest_collection_modifyitems(config, items):
     import pytest
 
     ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
+    no_shared = not SHARED.is_dir()
     for item in items:
+        if no_shared and uses_shared(item):
+            item.add_marker(pytest.mark.skip(reason=f"needs {SHARED} (../shared beside the checkout; CI copies it there)"))
         reason = KNOWN_BUGS.get(item.nodeid)
         if reason:
             item.add_marker(pytest.mark.xfail(reason=f"known bug: {reason}", strict=True))

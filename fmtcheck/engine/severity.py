@@ -1,4 +1,4 @@
-"""Classify a divergence by what it does to the readers of /proc (../shared/docs/consumers.md).
+"""Classify a divergence by what it does to the readers of /proc (docs/consumers.md).
 
 The rule the consumers teach: a divergence that keeps every token and every separator is
 "cosmetic" (only the number of spaces between tokens changed, which every whitespace-splitting

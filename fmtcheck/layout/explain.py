@@ -162,7 +162,7 @@ _SPACES = re.compile(rb" +")
 def classify(expected: bytes, actual: bytes, col: int, header: bool) -> tuple[str, str]:
     """(kind, severity) of a divergence. Only a change in how many spaces separate the same tokens
     is cosmetic (consumers split on whitespace); headers, tabs, glued or split tokens, zero padding
-    and anything else is breaking (../shared/docs/consumers.md)."""
+    and anything else is breaking (docs/consumers.md)."""
     i = col - 1
     e = expected[i : i + 1]
     a = actual[i : i + 1]

@@ -372,7 +372,7 @@ def _classify(
     if modelled:
         reason = (
             f"changes the implementation of {name}, which fmtcheck models from the specification "
-            "(kernel-seq-semantics.md), not from the patch"
+            "(docs/kernel-model.md), not from the patch"
         )
         plan.modelled.append((candidate, reason))
         return
