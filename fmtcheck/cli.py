@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from fmtcheck.common.errors import FmtcheckError
-from fmtcheck.common.options import Options
-from fmtcheck.common.text import one_line
+
+if TYPE_CHECKING:  # imported where used: `--help` and `--version` load almost nothing
+    from fmtcheck.common.options import Options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,7 +37,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from fmtcheck import __version__
+
     parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"fmtcheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("verify", help="compare two C sources (old, new)")
@@ -98,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from(args: argparse.Namespace) -> Options:
+    from fmtcheck.common.options import Options
+
     return Options(
         seed=getattr(args, "seed", 0),
         max_examples=getattr(args, "max_examples", 200),
@@ -178,6 +184,13 @@ _HANDLERS: dict[str, Callable] = {
 }
 
 
+def _one_line(text: str) -> str:
+    """An error message on one line (imported on the error path only: start-up stays small)."""
+    from fmtcheck.common.text import one_line
+
+    return one_line(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; SIGTERM, like SIGINT, cleans up before it ends the run."""
     from fmtcheck.common.termination import EXIT_STATUS, STATE, Terminated, sigterm_raises
@@ -198,7 +211,7 @@ def run_command(argv: Sequence[str] | None = None) -> int:
     try:
         outcome = _HANDLERS[args.command](args)
     except FmtcheckError as err:
-        sys.stderr.write(f"fmtcheck: error: {one_line(err.where)}: {one_line(err.what)}\n")
+        sys.stderr.write(f"fmtcheck: error: {_one_line(err.where)}: {_one_line(err.what)}\n")
         return err.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("fmtcheck: error: interrupted\n")
@@ -214,7 +227,7 @@ def run_command(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks
         if os.environ.get("FMTCHECK_DEBUG"):
             raise
-        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {one_line(str(err))}\n")
+        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {_one_line(str(err))}\n")
         return 2
     if isinstance(outcome, int):
         return outcome

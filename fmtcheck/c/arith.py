@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fmtcheck.c import symbolic
 from fmtcheck.c.coverage import input_reads
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import S32, U64, conv, promote, usual
@@ -31,6 +32,8 @@ def as_int(v: Any, f: Frame, t: tuple, text: str) -> Any:
         return v
     if isinstance(v, Free):
         if t[0] != "int" and past_chain_bound(v.key):
+            if getattr(f.ctx.inputs, "symbolic", False):
+                raise symbolic.NotProvable("a pointer chain longer than testing follows")
             return 0  # the end of a pointer chain over data the code does not define
         return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64)
     if isinstance(v, Ptr):
@@ -43,18 +46,37 @@ def as_int(v: Any, f: Frame, t: tuple, text: str) -> Any:
 
 
 def truth(v: Any, f: Frame, t: tuple, text: str) -> Any:
+    v = truth_value(v, f, t, text)
+    if isinstance(v, Sym):
+        return branch(v, f)
+    return v
+
+
+def truth_value(v: Any, f: Frame, t: tuple, text: str) -> Any:
+    """A tested value as a truth: a bool, or a symbol when it depends on the inputs."""
     if type(v) is int:
         return v != 0
     if isinstance(v, Sym):
-        return bool(v)  # raises NotProvable
+        return v
     if isinstance(v, Free):
         # a value the code did not make, tested for truth: an input (a pointer may be NULL too)
         if t[0] != "int" and past_chain_bound(v.key):
+            if getattr(f.ctx.inputs, "symbolic", False):
+                raise symbolic.NotProvable("a pointer chain longer than testing follows")
             return False  # the end of a pointer chain over data the code does not define
-        return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64) != 0
+        x = f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64)
+        return x if isinstance(x, Sym) else x != 0
     if isinstance(v, (Ptr, Mem, LocalStruct, SeqHandle)):
         return True
     return bool(v)
+
+
+def branch(v: Sym, f: Frame) -> bool:
+    """A branch on an input outside a row: the path source picks the way (or refuses)."""
+    pick = getattr(f.ctx.inputs, "branch", None)
+    if pick is None:
+        return bool(v)  # raises NotProvable
+    return pick(v)
 
 
 def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
@@ -81,18 +103,19 @@ def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
     return observed
 
 
-def observed_truth(fn, t: tuple, text: str, site: str):
-    """A condition's truth, told to the side's coverage (when it keeps one)."""
+def observed_truth(fn, t: tuple, text: str, site: str, test=truth):
+    """A condition's truth, told to the side's coverage (when it keeps one); with `truth_value`
+    as `test`, a symbol when it depends on the inputs (an `if` traced as a row)."""
 
     def cond(f: Frame) -> Any:
         coverage = f.ctx.coverage
         if coverage is None:
             v = fn(f)
-            return v != 0 if type(v) is int else truth(v, f, t, text)
+            return v != 0 if type(v) is int else test(v, f, t, text)
         reads = input_reads(f.ctx.inputs)
         start = len(reads) if reads is not None else 0
         v = fn(f)
-        outcome = v != 0 if type(v) is int else truth(v, f, t, text)
+        outcome = v != 0 if type(v) is int else test(v, f, t, text)
         if not isinstance(outcome, Sym):
             value = v if type(v) is int else (v.key if isinstance(v, Free) else type(v).__name__)
             coverage.observe(site, text, bool(outcome), value, reads[start:] if reads else [])
@@ -136,6 +159,8 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
         def compare(f: Frame) -> Any:
             a = conv(as_int(lfn(f), f, lt, ltext), t)
             b = conv(as_int(rfn(f), f, rt, rtext), t)
+            if isinstance(a, Sym) or isinstance(b, Sym):
+                return symbolic.compare(op, a, b)
             return int(cmp(a, b))
         if site is None:
             return compare, S32

@@ -136,6 +136,7 @@ class CallCompiler:
                 raise Inconclusive(where, "num_to_str into memory the code does not own")
             if p.off + len(data) > len(p.mem.data):
                 raise Inconclusive(where, "num_to_str writes past the end of its buffer")
+            f.ctx.writes += 1
             p.mem.data[p.off:p.off + len(data)] = data
             return len(data)
 
@@ -173,6 +174,7 @@ class CallCompiler:
             p = target.fn(f)
             if isinstance(p, LocalStruct):
                 p.fields.clear()
+                f.ctx.writes += 1
                 p.zeroed = as_int(value.fn(f), f, S32, value.text) == 0
                 return p
             if isinstance(p, Mem):
@@ -182,6 +184,7 @@ class CallCompiler:
                 b = as_int(value.fn(f), f, S32, value.text) & 0xFF
                 if p.off + n > len(p.mem.data):
                     raise Inconclusive(self.where(node), "memset past the end of an array")
+                f.ctx.writes += 1
                 p.mem.data[p.off:p.off + n] = bytes([b]) * n
                 return p
             raise Inconclusive(self.where(node), "memset of memory the code does not own")
@@ -204,6 +207,7 @@ class CallCompiler:
             data = s.read(n)
             if d.off + n > len(d.mem.data):
                 raise Inconclusive(where, "memcpy past the end of its destination")
+            f.ctx.writes += 1
             d.mem.data[d.off:d.off + n] = data
             return d
 

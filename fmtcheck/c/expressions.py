@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fmtcheck.c.arith import as_int, truth
+from fmtcheck.c import symbolic
+from fmtcheck.c.arith import as_int, truth, truth_value
 from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.nodes import snip
 from fmtcheck.c.symbolic import NotProvable, Sym
@@ -276,8 +277,10 @@ class ExpressionCompiler:
         src = arg.type if arg.type[0] == "int" else t
         if op == "!":
             def lnot(f: Frame) -> Any:
-                v = afn(f)
-                return int(not truth(v, f, src, arg.text))
+                v = truth_value(afn(f), f, src, arg.text)
+                if isinstance(v, Sym):
+                    return symbolic.compare("==", v, 0)
+                return int(not v)
             return Expr(lnot, S32, text, node, (int(not arg.const) if isinstance(arg.const, int) else None))
         if op == "-":
             def neg(f: Frame) -> Any:

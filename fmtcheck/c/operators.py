@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c.arith import as_int, binary, observed_truth, truth
+from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
 from fmtcheck.c.values import CSeqFile, Expr, Frame, LocalStruct, Mem, Ptr, advance
@@ -91,9 +91,11 @@ class OperatorCompiler:
         """A condition's name in the coverage of a search: file, line and column."""
         return f"{self.where(node)}:{node.start_point[1] + 1}"
 
-    def operand_truth(self, e: Expr) -> Callable[[Frame], Any]:
+    def operand_truth(self, e: Expr, rows: bool = False) -> Callable[[Frame], Any]:
         """The truth of a condition or of an operand of `&&`/`||`, observed by the coverage
-        unless it is a comparison or a logical operator (those observe themselves) or a constant."""
+        unless it is a comparison or a logical operator (those observe themselves) or a constant.
+        With `rows`, a symbol when it depends on the inputs (an `if` that may be traced as a row)."""
+        test = truth_value if rows else truth
         node = e.node
         while node is not None and node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
@@ -103,9 +105,9 @@ class OperatorCompiler:
                 and node.child_by_field_name("operator").text.decode() in COMPARISONS | {"&&", "||"}):
             def plain(f: Frame) -> Any:
                 v = fn(f)
-                return v != 0 if type(v) is int else truth(v, f, t, text)
+                return v != 0 if type(v) is int else test(v, f, t, text)
             return plain
-        return observed_truth(fn, t, text, self.site(node))
+        return observed_truth(fn, t, text, self.site(node), test)
 
     def _expr_conditional_expression(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)
@@ -163,6 +165,7 @@ class OperatorCompiler:
             def set_field(f: Frame, v: Any) -> None:
                 obj = bfn(f)
                 if isinstance(obj, (LocalStruct, CSeqFile)):
+                    f.ctx.writes += 1
                     obj.fields[fname] = v
                     return
                 raise Inconclusive(where, f"assignment to member '{fname}' of data the code does not own")
@@ -196,6 +199,7 @@ class OperatorCompiler:
                 if off < 0 or off + size > len(obj.mem.data):
                     raise Inconclusive(where, f"store at index {i} outside the array")
                 val = as_int(v, f, et, "") & ((1 << (8 * size)) - 1)
+                f.ctx.writes += 1
                 obj.mem.data[off:off + size] = val.to_bytes(size, "little")
 
             return elem, set_elem

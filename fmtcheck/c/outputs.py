@@ -496,6 +496,23 @@ class TraceOutput:
     def __init__(self) -> None:
         self.items: list[Any] = []
         self.setwidth_at: int | None = None
+        self.arms = 0
+
+    # rows and loops (fmtcheck.c.rows): an arm or a loop body prints into its own list
+    def begin_arm(self) -> list:
+        saved = self.items
+        self.items = []
+        self.arms += 1
+        return saved
+
+    def end_arm(self, saved: list) -> list:
+        items = self.result()
+        self.items = saved
+        self.arms -= 1
+        return items
+
+    def add_item(self, item: tuple) -> None:
+        self.items.append(item)
 
     def _lit(self, data: bytes) -> None:
         if not data:
@@ -550,6 +567,8 @@ class TraceOutput:
         raise NotProvable(f"{method} of an input")
 
     def _pad(self, method: str, args: tuple) -> None:
+        if self.arms:
+            raise NotProvable(f"{method} under a branch or loop on an input")
         if isinstance(args[0], Sym):
             raise NotProvable("padding depends on an input")
         if method == "seq_setwidth":

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from fmtcheck.c import symbolic
 from fmtcheck.c.arith import as_int
+from fmtcheck.c.rows import row, symbolic_loop
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
 from fmtcheck.c.types import FREE, S32, conv, type_size
 from fmtcheck.c.values import (
@@ -212,31 +214,29 @@ class StatementCompiler:
         return make_array
 
     def _stmt_if_statement(self, node, scope):
-        cond = self._cond(node.child_by_field_name("condition"), scope)
+        cond = self._cond(node.child_by_field_name("condition"), scope, rows=True)
         then = self.stmt(node.child_by_field_name("consequence"), dict(scope)) or (lambda f: None)
         alt_node = node.child_by_field_name("alternative")
         if alt_node is not None and alt_node.type == "else_clause":
             alt_node = alt_node.named_children[0] if alt_node.named_children else None
         alt = self.stmt(alt_node, dict(scope)) if alt_node is not None else None
+        site = (self.label, node.start_byte)
+        where = self.where(node)
 
-        if alt is None:
-            def run_if(f: Frame) -> Any:
-                if cond(f):
-                    return then(f)
-                return None
-            return run_if
-
-        def run_if_else(f: Frame) -> Any:
-            if cond(f):
+        def run_if(f: Frame) -> Any:
+            c = cond(f)
+            if c is True:
                 return then(f)
-            return alt(f)
+            if c is False:
+                return alt(f) if alt is not None else None
+            return row(f, c, then, alt, site, where)
 
-        return run_if_else
+        return run_if
 
-    def _cond(self, node, scope) -> Callable[[Frame], Any]:
+    def _cond(self, node, scope, rows: bool = False) -> Callable[[Frame], Any]:
         if node is not None and node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
-        return self.operand_truth(self.expr(node, scope))
+        return self.operand_truth(self.expr(node, scope), rows)
 
     def _stmt_for_statement(self, node, scope):
         scope = dict(scope)
@@ -283,8 +283,12 @@ class StatementCompiler:
         loop_key = f"{macro}({others})" if others else macro
         step = self._step(node)
 
+        iterator_name = iterator.text.decode("latin-1") if iterator is not None and iterator.type == "identifier" else None
+
         def run_each(f: Frame) -> Any:
             count = f.ctx.inputs.loop_count(loop_key)
+            if count is symbolic.SYMBOLIC_LOOP:
+                return symbolic_loop(f, loop_key, body, setter, iterator_name, per_cpu, step)
             for k in range(count):
                 step(f)
                 if setter is not None:

@@ -139,3 +139,73 @@ def render_tree(t: Any) -> str:
     if kind in ("~", "neg"):
         return ("~" if kind == "~" else "-") + render_tree(t[1])
     return f"({render_tree(t[1])} {kind} {render_tree(t[2])})"
+
+
+# ---------------------------------------------------------------------------------------------
+# branches and loops on inputs (see fmtcheck.engine.paths)
+
+
+class Unstructured(NotProvable):
+    """A branch on an input could not be kept as a row (an arm returns, jumps or writes memory):
+    the engine runs the side again, following that branch one way and then the other."""
+
+    def __init__(self, site: tuple, why: str) -> None:
+        super().__init__(why)
+        self.site = site
+
+
+SYMBOLIC_LOOP = object()  # loop_count() in path mode: run the body once, on placeholder inputs
+
+
+def loop_placeholder(depth: int) -> str:
+    """The name of the iteration a loop body is traced for (keys holding it are per-iteration)."""
+    return f"#{depth}"
+
+
+def compare(op: str, a: Any, b: Any) -> "Sym":
+    """A comparison of which one operand is symbolic: a 0/1 value over the inputs."""
+    depth = max(a.depth if isinstance(a, Sym) else 0, b.depth if isinstance(b, Sym) else 0) + 1
+    return Sym((op, _tree(a), _tree(b)), 32, True, depth)
+
+
+def choose(cond: "Sym", a: Any, b: Any) -> "Sym":
+    """The value a variable holds after a branch on an input assigned it differently per arm."""
+    depth = max(cond.depth, a.depth if isinstance(a, Sym) else 0, b.depth if isinstance(b, Sym) else 0) + 1
+    bits = a.bits if isinstance(a, Sym) else (b.bits if isinstance(b, Sym) else 64)
+    signed = a.signed if isinstance(a, Sym) else (b.signed if isinstance(b, Sym) else False)
+    return Sym(("ite", cond.tree, _tree(a), _tree(b)), bits, signed, depth)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Identity for values a branch may have left alone (never a symbolic comparison)."""
+    if a is b:
+        return True
+    if isinstance(a, Poison) or isinstance(b, Poison):
+        return isinstance(a, Poison) and isinstance(b, Poison)  # neither can be read
+    if isinstance(a, Sym) or isinstance(b, Sym):
+        return isinstance(a, Sym) and isinstance(b, Sym) and a.tree == b.tree and a.bits == b.bits \
+            and a.signed == b.signed
+    if type(a) is int and type(b) is int:
+        return a == b
+    return False
+
+
+POISON_READ = ("a value a loop over an input leaves behind (its iterator, or what its body assigns) "
+               "is read in a later iteration or after the loop")
+
+
+class Poison(Sym):
+    """A loop's iterator after a symbolic loop: its value is the last iteration's, unknown here."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(("poison",))
+
+    def _bin(self, op, other, swap=False):
+        raise NotProvable(POISON_READ)
+
+    def __getattribute__(self, name):
+        if name == "tree":
+            raise NotProvable(POISON_READ)
+        return object.__getattribute__(self, name)

@@ -161,7 +161,7 @@ class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
     __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq", "allocated",
-                 "coverage")
+                 "coverage", "writes", "loop_depth")
 
     def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None) -> None:
         self.inputs = inputs
@@ -174,6 +174,8 @@ class Context:
         self.side = side
         self.bindings: list[dict[str, str]] = []  # helper parameter -> the caller's argument text
         self.seq: SeqHandle = SEQ
+        self.writes = 0  # stores into memory, so that a branch traced as a row can tell it wrote none
+        self.loop_depth = 0
 
 
     def allocate(self, size: int, where: str) -> None:
@@ -245,6 +247,11 @@ def value_key(v: Any, f: Frame, t: tuple, text: str) -> str:
     if isinstance(v, Free):
         return v.key
     if isinstance(v, Sym):
+        if v.tree[0] == "in":
+            # a loop's placeholder, or an input by its key and type: concrete runs name the call
+            # by the value, which is the same on both sides for the same input and type
+            key, bits, signed = v.tree[1], v.tree[2], v.tree[3]
+            return key if key.startswith("#") else f"@{key}:{'s' if signed else 'u'}{bits}"
         raise NotProvable("an uninterpreted call takes an input")
     if isinstance(v, SeqHandle):
         return "m"

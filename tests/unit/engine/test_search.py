@@ -52,8 +52,16 @@ def test_a_threshold_moved_by_one_is_found() -> None:
     assert result.verdict == "divergent"
 
 
-def test_an_equal_rewrite_with_a_condition_is_tested_with_every_condition_covered() -> None:
+def test_an_equal_rewrite_with_a_condition_is_proven_row_by_row() -> None:
+    """The same condition written the other way round is the same row (fmtcheck.engine.paths)."""
     result = judge(*threshold_pair("s->hits > 73512", "73512 < s->hits"))
+    assert (result.verdict, result.method) == ("equivalent", "proven")
+    assert result.to_json()["decided_by"] == "proof"
+
+
+def test_an_equal_rewrite_with_a_condition_is_tested_with_every_condition_covered() -> None:
+    """The search alone (no proof) covers the condition both ways and at its boundary."""
+    result = judge(*threshold_pair("s->hits > 73512", "73512 < s->hits"), proof=False)
     assert (result.verdict, result.method) == ("equivalent", "tested")
     assert any("true, false and at its boundary" in c for c in result.classes)
     assert result.to_json()["decided_by"] == "search"
@@ -61,7 +69,7 @@ def test_an_equal_rewrite_with_a_condition_is_tested_with_every_condition_covere
 
 def test_a_condition_no_case_can_cover_is_inconclusive_not_equivalent() -> None:
     """`x > x` is never true: nothing behind it was tested, so no verdict of equivalence."""
-    result = judge(*threshold_pair("s->hits > s->hits", "s->hits > s->hits"))
+    result = judge(*threshold_pair("s->hits > s->hits", "s->hits > s->hits"), proof=False)
     assert result.verdict == "inconclusive"
     assert "'s->hits > s->hits'" in result.reason and "true" in result.reason
     assert result.to_json()["decided_by"] == "coverage"
@@ -69,7 +77,7 @@ def test_a_condition_no_case_can_cover_is_inconclusive_not_equivalent() -> None:
 
 def test_a_search_ended_by_its_case_budget_is_inconclusive_and_says_so() -> None:
     old, new = branchy_pair(16, 7, slip=False)[:2]
-    result = judge(old, new, bounds=Bounds(cases=40))
+    result = judge(old, new, bounds=Bounds(cases=40), proof=False)
     assert result.verdict == "inconclusive"
     assert "case budget (40 cases)" in result.reason
     assert result.to_json()["decided_by"] == "bound"
@@ -90,7 +98,7 @@ static int rows_show(struct seq_file *m, void *v)
 
 def test_a_search_ended_by_its_step_budget_is_inconclusive() -> None:
     """Interpreter steps (loop iterations, calls) over all cases are a budget too."""
-    result = judge(LOOP, LOOP, bounds=Bounds(steps=2000))
+    result = judge(LOOP, LOOP, bounds=Bounds(steps=2000), proof=False)
     assert result.verdict == "inconclusive" and "step budget" in result.reason
 
 
