@@ -408,6 +408,7 @@ def _join(items: list) -> list:
 
 MAX_PATHS = 256
 MAX_RESTARTS = 16
+MAX_DECISIONS = 32  # per path: a loop that branches on an input at every iteration is not traced
 
 
 class PathInputs:
@@ -446,6 +447,8 @@ class PathInputs:
         tree = value.tree
         if any("#" in key for key in tree_keys(tree)):
             raise NotProvable("a branch that leaves a loop body early depends on the iteration")
+        if len(self.lits) >= MAX_DECISIONS:
+            raise NotProvable(f"more than {MAX_DECISIONS} branches on inputs along one path")
         lit = literal(tree, True)
         choice = self.conditions.decided(self.lits, lit)
         if choice is None:
