@@ -78,7 +78,7 @@ def scan_side(lines: list[HunkLine], section: bytes, carry: str | None = None) -
         start = _first_code_line(lines[index:])
         start = None if start is None else start + index
     lexer = Lexer(in_comment=start is not None and _starts_in_comment(lines[start].text))
-    if start is not None and _inside_function(lines[start].text) and not lexer.in_comment:
+    if start is not None and _starts_inside_function(lines, start, section, carry) and not lexer.in_comment:
         piece, taken = _leading_piece(lines[index:], start - index, section, carry)
         index += taken
         scan.pieces.append(piece)
@@ -87,6 +87,20 @@ def scan_side(lines: list[HunkLine], section: bytes, carry: str | None = None) -
             lexer.scan(line.text)
     _scan_file_scope(lines, index, lexer, scan)
     return scan
+
+
+def _starts_inside_function(lines: list[HunkLine], start: int, section: bytes, carry: str | None) -> bool:
+    """Whether the hunk starts inside a function. A hunk may start with ``#ifdef`` lines at
+    column 0 inside a function (nfsd_show): then the first line after the directives decides,
+    when the hunk header (or the previous hunk) names a function to be inside."""
+    probe = start
+    while probe < len(lines) and lines[probe].text.lstrip().startswith(b"#"):
+        probe += 1
+    if probe == start or probe == len(lines):
+        return _inside_function(lines[start].text)
+    if not (carry or repair_header(section)):
+        return False
+    return lines[probe].text.startswith((b"\t", b"  "))
 
 
 def _continues_a_macro(text: bytes) -> bool:

@@ -66,3 +66,28 @@ def test_assigned_names():
     assert assigned_names(b"\tif (a == b)") == []
     assert assigned_names(b'\tseq_printf(m, "a=%d", x);') == []
     assert assigned_names(b"\ti++;") == ["i"]
+
+
+PATCH_STARTING_AT_IFDEF = b"""diff --git a/fs/demo/stats.c b/fs/demo/stats.c
+--- a/fs/demo/stats.c
++++ b/fs/demo/stats.c
+@@ -57,6 +57,7 @@ static int demo_stats_show(struct seq_file *seq, void *v)
+ #ifdef CONFIG_DEMO_V4
+ \t/* one count per operation */
+ \tseq_printf(seq, "ops %u", 4);
++\tseq_printf(seq, "\\nextra %u", 5);
+ 
+ \tseq_putc(seq, '\\n');
+ #endif
+"""
+
+
+def test_a_hunk_starting_with_a_directive_inside_a_function_is_judged(tmp_path, capsys):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_STARTING_AT_IFDEF)
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [(r["subject"], r["verdict"]) for r in report["results"]] == [
+        ("fs/demo/stats.c:demo_stats_show", "divergent")
+    ]
+    assert code == 1
