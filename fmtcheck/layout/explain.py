@@ -39,7 +39,7 @@ def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int
     if compiled is None:
         try:
             comp = LineCompiler(g, dict(params))
-            compiled = Compiled(comp.items(node.items, b"\n") + r"\n", comp.checks, comp.groups)
+            compiled = Compiled(comp.items(node.items, b"\n") + node.end_pattern, comp.checks, comp.groups)
         except Unbound:
             return None
     rx = compiled.regex
@@ -47,7 +47,7 @@ def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int
         a, b = text[p - 1], text[p]
         if a in b" \t" or b in b" \t" or (48 <= a <= 57 and 48 <= b <= 57):
             continue
-        cand = text[:p] + b" " + text[p:] + b"\n"
+        cand = text[:p] + b" " + text[p:] + (b"\n" if node.newline else b"")
         m = rx.fullmatch(cand)
         if m is not None and run_checks(g, compiled, m, cand, dict(params), bind=True) is None:
             return p
@@ -106,8 +106,13 @@ def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, pa
             expected, spans = render_line_spans(node, values, params, g)
         except Exception:  # noqa: BLE001
             expected, spans = render_line_spans(node, example_values(node, g), params, g)
-    expected = expected[:-1]  # without its newline
+    if node.newline:
+        expected = expected[:-1]  # without its newline
     col = first_difference(expected, text)
+    if col is None and has_nl and not node.newline:
+        return Divergence(line_no, len(text) + 1, expected, text, None, "breaking", "extra-text",
+                          expected_has_newline=False, actual_has_newline=True,
+                          note="a newline after the last line: the kernel prints it without one")
     if col is None:
         if not has_nl:
             return Divergence(line_no, len(text) + 1, expected, text, None, "breaking", "missing-newline",

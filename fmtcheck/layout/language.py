@@ -96,6 +96,7 @@ def _language() -> pp.ParserElement:
     line_name = pp.Optional(pp.Suppress(kw("as")) + ident, default="")
     line = pp.Group(kw("line") + line_name + pp.Group(items))
     header = pp.Group(kw("header") + line_name + pp.Group(items))
+    final = pp.Group(kw("final") + line_name + pp.Group(items))
     key = pp.Optional(kw("key").suppress() + pp.Suppress("=") + pp.Group(pp.DelimitedList(ident)), default=[])
     records = pp.Group(kw("records") + ident + key + block)
     optional = pp.Group(kw("optional") + block)
@@ -106,14 +107,14 @@ def _language() -> pp.ParserElement:
     option = pp.Group(label + versions + source + block)
     variant = pp.Group(kw("variant") + ident + option + pp.OneOrMore(kw("or").suppress() + option))
     config = pp.Group(kw("config") + ident + option)
-    stmt = line | header | records | optional | choice | variant | config
+    stmt = line | header | final | records | optional | choice | variant | config
     stmts <<= pp.ZeroOrMore(stmt)
 
     meta_str = pp.Group(pp.one_of("name path printer source about", as_keyword=True) + (string | ident))
     meta_detect = pp.Group((kw("detect") | kw("filename")) + regex)
     meta_prio = pp.Group(kw("priority") + integer)
     reserved = pp.MatchFirst([kw(w) for w in
-                              "line header records optional choice variant config domain param keys key columns".split()])
+                              "line header final records optional choice variant config domain param keys key columns".split()])
     meta_param = pp.Group(kw("param") + pp.OneOrMore(~reserved + ident))
     domain_example = pp.Group(kw("example").suppress() + string)("example")
     meta_domain = pp.Group(kw("domain") + ident + (kw("charset") + regex + integer + integer | regex) + string
@@ -204,10 +205,10 @@ class _Builder:
 
     def stmt(self, s):
         kind = s[0]
-        if kind in ("line", "header"):
+        if kind in ("line", "header", "final"):
             items = self.items(s[2])
             name = s[1] or self.line_name(items)
-            return Line(name, items, header=kind == "header", uid=self.next_uid())
+            return Line(name, items, header=kind == "header", uid=self.next_uid(), newline=kind != "final")
         if kind == "records":
             return Records(s[1], self.stmts(s[3]), tuple(s[2]), uid=self.next_uid())
         if kind == "optional":

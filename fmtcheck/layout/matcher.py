@@ -276,7 +276,7 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         if key not in self._cache:
             try:
                 comp = LineCompiler(self.g, params)
-                pattern = comp.items(node.items, b"\n") + r"\n"
+                pattern = comp.items(node.items, b"\n") + node.end_pattern
                 self._cache[key] = Compiled(pattern, comp.checks, comp.groups)
             except Unbound:
                 self._cache[key] = None

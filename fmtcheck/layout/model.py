@@ -173,9 +173,15 @@ class Line:
     items: tuple
     header: bool = False
     uid: int = 0
+    newline: bool = True  # False for a `final` line: the file ends after it, with no newline
 
     def __repr__(self) -> str:
         return f"Line({self.name!r})"
+
+    @property
+    def end_pattern(self) -> str:
+        """The regex that ends the line: its newline, or (a `final` line) the end of the file."""
+        return r"\n" if self.newline else r"\Z"
 
 
 @dataclass(eq=False)

@@ -205,7 +205,7 @@ class RecordMatcher:
                 for n in line_params(node):
                     if n not in st.params:
                         return None
-                parts.append(c.items(node.items, b"\n") + r"\n")
+                parts.append(c.items(node.items, b"\n") + node.end_pattern)
             elif isinstance(node, Optional):
                 inner = self.block_pattern(node.body, c, st, names)
                 if inner is None:

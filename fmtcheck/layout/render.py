@@ -97,7 +97,8 @@ class Span:
 
 
 def render_line(line: Line, values: dict, params: dict | None = None, grammar: Grammar | None = None) -> bytes:
-    """The bytes the kernel prints for LINE with these values, its newline included."""
+    """The bytes the kernel prints for LINE with these values, its newline included (none for a
+    `final` line)."""
     return render_line_spans(line, values, params, grammar)[0]
 
 
@@ -108,7 +109,8 @@ def render_line_spans(line: Line, values: dict, params: dict | None = None,
     spans: list[Span] = []
     ctx = _RenderCtx(values, dict(params or {}), grammar)
     _render_items(line.items, ctx, out, spans, index=None)
-    out += b"\n"
+    if line.newline:
+        out += b"\n"
     return bytes(out), spans
 
 

@@ -39,6 +39,8 @@ LIVE = {
     "/proc/self/io": "pid_io",
     "/proc/self/schedstat": "pid_schedstat",
     "/proc/self/comm": "pid_comm",
+    "/proc/self/wchan": "pid_wchan",
+    "/proc/1/wchan": "pid_wchan",
     "/proc/self/syscall": "pid_syscall",
     "/proc/self/limits": "pid_limits",
     "/proc/self/cgroup": "pid_cgroup",
