@@ -167,3 +167,25 @@ def test_narrow_domains(domain, good, bad):
 
     rx = re.compile(BUILTIN_DOMAINS[domain].regex)
     assert all(rx.fullmatch(v) for v in good) and not any(rx.fullmatch(v) for v in bad)
+
+
+FINAL = """name t
+line as first <n:u32 %u>
+final as last <v:u32 %u> " end"
+"""
+
+
+def test_a_final_line_ends_the_file_without_a_newline():
+    from fmtcheck.layout.capture import check_bytes
+
+    g = parse_grammar(FINAL)
+    last = g.lines[-1]
+    assert render_line(last, {"v": 7}) == b"7 end"
+    assert not check_bytes(b"1\n7 end", g).divergences
+    kinds = {d.kind for d in check_bytes(b"1\n7 end\n", g).divergences}
+    assert kinds == {"extra-text"}
+    assert check_bytes(b"1\n7 end\nmore", g).divergences
+    assert check_bytes(b"1\n7  end", g).divergences
+    # an ordinary line still wants its newline
+    assert {d.kind for d in check_bytes(b"1", parse_grammar("name t\nline <n:u32 %u>\n")).divergences} \
+        == {"missing-newline"}
