@@ -97,7 +97,8 @@ def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
         result = int(cmp(a, b))
         if type(a) is int and type(b) is int and not (
                 unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<=")))):
-            coverage.observe(site, text, bool(result), None, reads[start:] if reads else [], (a, b))
+            coverage.observe(site, text, bool(result), None, reads[start:] if reads else [], (a, b),
+                             reads[:start] if reads else None)
         return result
 
     return observed

@@ -22,16 +22,17 @@ class Site:
     """One condition (an `if`, a loop test, `&&`/`||` operands) or one comparison of the code."""
 
     __slots__ = ("where", "text", "compare", "outcomes", "boundary", "values", "keys", "case",
-                 "operands", "dependent", "order")
+                 "operands", "dependent", "order", "recent")
 
     def __init__(self, where: str, text: str, compare: bool, order: int) -> None:
-        self.where = where
+        self.where = where.split("#", 1)[0]  # FILE:LINE:COLUMN; the byte offset only keeps names apart
         self.text = text
         self.compare = compare  # a comparison must also be seen at equality
         self.outcomes: set[bool] = set()
         self.boundary = not compare  # seen with a == b (or needs no boundary)
         self.values: set[Any] = set()  # up to two distinct values: did it vary?
         self.keys: list[str] = []  # inputs read while it was evaluated
+        self.recent: list[str] = []  # when it read none: the last inputs read before it, newest first
         self.case: dict[str, Any] | None = None  # the first case that reached it
         self.operands: tuple[int, int] | None = None  # (a, b) in that case
         self.dependent = False
@@ -69,11 +70,14 @@ class Coverage:
         return site
 
     def observe(self, where: str, text: str, outcome: bool, value: Any, keys: list[str],
-                operands: tuple[int, int] | None = None) -> None:
-        """One evaluation: its outcome, its value (or operands) and the inputs it read."""
+                operands: tuple[int, int] | None = None, earlier: list[str] | None = None) -> None:
+        """One evaluation: its outcome, its value (or operands), the inputs it read and (`earlier`)
+        the inputs the case read before it, the likeliest sources of a local it compares."""
         site = self.site(where, text, operands is not None)
         if site is None:
             return
+        if not keys and not site.keys and earlier:
+            site.recent = _last_distinct(earlier, MAX_SITE_KEYS)
         site.outcomes.add(bool(outcome))
         if operands is not None and operands[0] == operands[1]:
             site.boundary = True
@@ -97,6 +101,16 @@ class Coverage:
 
     def open_sites(self) -> list[Site]:
         return sorted((s for s in self.sites.values() if s.open()), key=lambda s: s.order)
+
+
+def _last_distinct(reads: list[str], n: int) -> list[str]:
+    out: list[str] = []
+    for key in reversed(reads[-64 * n:]):
+        if key not in out:
+            out.append(key)
+            if len(out) == n:
+                break
+    return out
 
 
 def input_reads(inputs: Any) -> list[str] | None:

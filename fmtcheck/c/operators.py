@@ -88,8 +88,9 @@ class OperatorCompiler:
         return Expr(lor, S32, text, node)
 
     def site(self, node) -> str:
-        """A condition's name in the coverage of a search: file, line and column."""
-        return f"{self.where(node)}:{node.start_point[1] + 1}"
+        """A condition's name in the coverage of a search: file, line and column (shown), and
+        its byte offset (so that two conditions never share a name)."""
+        return f"{self.where(node)}:{node.start_point[1] + 1}#{node.start_byte}"
 
     def operand_truth(self, e: Expr, rows: bool = False) -> Callable[[Frame], Any]:
         """The truth of a condition or of an operand of `&&`/`||`, observed by the coverage

@@ -22,53 +22,64 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from fmtcheck.c.coverage import Site
-from fmtcheck.engine.inputs import axis_values, boundary_values, type_range, zero_value
+from fmtcheck.engine.inputs import axis_values, type_range, zero_value
 
 MAX_AIM_ROUNDS = 8  # rounds of aimed cases: a round can open conditions nested one level deeper
-MAX_AIMED_PER_SITE = 96  # cases aimed at one condition per round
+MAX_AIMED_PER_SITE = 160  # cases aimed at one condition per round
 MAX_AIMED_KEYS = 16  # inputs moved per condition when it read none itself
 MAX_AIMED_CASES = 8000  # aimed cases in all: what they leave open is reported as a coverage gap
 
 
 def aimed_values(value: Any, kind: Any, operands: tuple[int, int] | None) -> list[Any]:
     """Values for one input that may move a condition it feeds to the other side of its boundary:
-    where the operands meet (for `x + y > T` as for `x > T`), one either side, the proportional
-    value (for a shifted or scaled input), then the input's own boundaries."""
-    if kind[0] != "int":
-        return axis_values(kind)
-    lo, hi = type_range(kind)
+    where the operands meet (for `x + y > T` as for `x > T`), one either side, and the
+    proportional value (for a shifted or scaled input, `pages << 2 < T`)."""
+    if kind[0] != "int" or not isinstance(value, int) or operands is None:
+        return []
+    a, b = operands
+    gap = b - a
     out: list[int] = []
-    if isinstance(value, int) and operands is not None:
-        a, b = operands
-        gap = b - a
-        for base in (value + gap, value - gap, b, a):
-            out += [base, base + 1, base - 1]
-        if a and value and a != b:
-            scaled = value * b // a
-            out += [scaled, scaled + 1, scaled - 1, scaled + value // max(a, 1)]
-    out += [0, 1] + boundary_values(kind)
+    for base in (value + gap, value - gap, b, a):
+        out += [base, base + 1, base - 1]
+    if a and value and a != b:
+        scaled = value * b // a
+        step = max(value // abs(a), 1)
+        out += [scaled, scaled + 1, scaled - 1, scaled + step, scaled - step]
+    return _in_range(out, kind, value)
+
+
+def _in_range(values: list[int], kind: Any, current: Any) -> list[int]:
+    lo, hi = type_range(kind)
     seen: set[int] = set()
     ordered = []
-    for v in out:
-        if lo <= v <= hi and v != value and v not in seen:
+    for v in values:
+        if lo <= v <= hi and v != current and v not in seen:
             seen.add(v)
             ordered.append(v)
     return ordered
 
 
 def aimed_cases(site: Site, kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Cases aimed at one open condition, built from the first case that reached it."""
+    """Cases aimed at one open condition, built from the first case that reached it: first every
+    input it read (or read last before it) moved to where the operands meet, then each of them
+    through its boundaries."""
     base = site.case or {}
-    keys = [k for k in site.keys if k in kinds] or [k for k in base if k in kinds][-MAX_AIMED_KEYS:]
-    count = 0
-    for key in keys:
-        for v in aimed_values(base.get(key, zero_value(kinds[key])), kinds[key], site.operands):
-            if count >= MAX_AIMED_PER_SITE:
-                return
-            trial = dict(base)
-            trial[key] = v
-            count += 1
-            yield trial
+    keys = ([k for k in site.keys if k in kinds] or [k for k in site.recent if k in kinds]
+            + [k for k in reversed(list(base)) if k in kinds and k not in site.recent][:MAX_AIMED_KEYS])
+    current = {k: base.get(k, zero_value(kinds[k])) for k in keys}
+    moves = [(k, v) for k in keys for v in aimed_values(current[k], kinds[k], site.operands)]
+    moves += [(k, v) for k in keys for v in ([0, 1] + axis_values(kinds[k]) if kinds[k][0] == "int"
+                                                 else axis_values(kinds[k])) if v != current[k]]
+    seen: set[tuple[str, Any]] = set()
+    for key, v in moves:
+        if len(seen) >= MAX_AIMED_PER_SITE:
+            return
+        if (key, v) in seen:
+            continue
+        seen.add((key, v))
+        trial = dict(base)
+        trial[key] = v
+        yield trial
 
 
 def nonzero_count(inputs: dict[str, Any]) -> int:
