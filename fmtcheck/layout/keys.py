@@ -24,7 +24,7 @@ from fmtcheck.common.errors import InputError
 from fmtcheck.common.result import Divergence
 from fmtcheck.layout.loose import loose_walk
 from fmtcheck.layout.matcher import Matcher
-from fmtcheck.layout.model import Grammar, KeyInfo, Lit, Variant, walk_nodes
+from fmtcheck.layout.model import Grammar, KeyInfo, Line, Lit, Optional, Variant, walk_nodes
 from fmtcheck.layout.reader import Reader, open_capture
 
 INVENTORY_BYTES = 64 << 10  # the part of a capture whose keys and columns are read
@@ -91,6 +91,7 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
     lines = data.split(b"\n")
     by_name = {line.name: line for line in g.lines}
     inv = Inventory(complete=complete)
+    per_object = object_lines(g)
     section = None
     for number in sorted(matcher.line_roles):
         node = by_name.get(matcher.line_roles[number])
@@ -99,13 +100,20 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
         text = lines[number - 1]
         values = loose_walk(node, text, g).values
         key = line_key(g, node, values)
-        if key is not None:
+        if key is not None and node.name not in per_object:
             section = key
             for k in [key] + sub_keys(g, key, values):
                 inv.keys.setdefault(k, Entry(k, number, text, node.name))
         if node.name in g.columns:
             inv.rows.setdefault((node.name, section), Row(count_fields(values), number, text))
     return inv
+
+
+def object_lines(g: Grammar) -> set[str]:
+    """The lines of `optional` blocks: printed or not by the object (a kernel thread's status has
+    no Vm* lines), so not keys of the layout."""
+    return {line.name for opt in walk_nodes(g.body) if isinstance(opt, Optional)
+            for line in walk_nodes(opt.body) if isinstance(line, Line)}
 
 
 def line_key(g: Grammar, node, values: dict) -> str | None:

@@ -206,3 +206,15 @@ def test_stripped_header_is_reported_on_the_header_and_rows_still_checked():
     bad_row = rows.replace(b"    123456", b"   123456 ")
     divs = check_bytes(header.rstrip(b" \n") + b"\n" + bad_row, "softirqs").divergences
     assert [(x.line, x.kind) for x in divs] == [(1, "header"), (3, "width")]
+
+
+def test_lines_an_object_prints_or_not_are_no_keys(tmp_path):
+    """A kernel thread's status has no Vm* lines (task_mem prints them only for a task with an mm)."""
+    status = Path("/proc/self/status")
+    if not status.exists():
+        pytest.skip("no /proc/self/status")
+    data = status.read_bytes()
+    kthread = b"".join(l for l in data.splitlines(keepends=True)
+                       if not l.startswith((b"Vm", b"Rss", b"HugetlbPages")))
+    assert kthread != data
+    assert _kinds(tmp_path, data, kthread, "status") == []
