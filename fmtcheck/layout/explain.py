@@ -95,7 +95,7 @@ PLACEHOLDER_NOTE = ("expected shows example values where this line could not be 
 def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, params: dict) -> Divergence:
     res = loose_walk(node, text, g)
     values = res.values
-    placeholder = False
+    placeholder = not res.complete  # the fields not read take their domain's example value
     try:
         expected, spans = render_line_spans(node, values, params, g)
     except Exception:  # noqa: BLE001

@@ -28,6 +28,7 @@ from fmtcheck.layout.model import Grammar, KeyInfo, Line, Lit, Optional, Variant
 from fmtcheck.layout.reader import Reader, open_capture
 
 INVENTORY_BYTES = 64 << 10  # the part of a capture whose keys and columns are read
+MAX_KEYS_SHOWN = 5  # missing keys named in one report
 
 KEY_REMOVED_WHY = ("a reader that looks this key up (psutil's and procps' meminfo/status readers, "
                    "jc, prometheus/procfs) finds nothing")
@@ -43,6 +44,7 @@ class Entry:
     line: int
     text: bytes
     role: str
+    block: int | None = None  # the `optional` block the line is in (the object prints it or not)
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Inventory:
     keys: dict = field(default_factory=dict)  # key -> Entry, in capture order
     rows: dict = field(default_factory=dict)  # (line name, section key) -> Row
     complete: bool = True  # the whole capture was read
+    blocks: set = field(default_factory=set)  # the `optional` blocks the capture prints
 
 
 def is_keyed(g: Grammar) -> bool:
@@ -92,6 +95,7 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
     by_name = {line.name: line for line in g.lines}
     inv = Inventory(complete=complete)
     per_object = object_lines(g)
+    in_block = optional_of(g)
     section = None
     for number in sorted(matcher.line_roles):
         node = by_name.get(matcher.line_roles[number])
@@ -100,20 +104,48 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
         text = lines[number - 1]
         values = loose_walk(node, text, g).values
         key = line_key(g, node, values)
+        block = in_block.get(node.name)
+        if block is not None:
+            inv.blocks.add(block)
         if key is not None and node.name not in per_object:
             section = key
             for k in [key] + sub_keys(g, key, values):
-                inv.keys.setdefault(k, Entry(k, number, text, node.name))
+                inv.keys.setdefault(k, Entry(k, number, text, node.name, block))
         if node.name in g.columns:
             inv.rows.setdefault((node.name, section), Row(count_fields(values), number, text))
     return inv
 
 
 def object_lines(g: Grammar) -> set[str]:
-    """The lines of `optional` blocks: printed or not by the object (a kernel thread's status has
-    no Vm* lines), so not keys of the layout."""
-    return {line.name for opt in walk_nodes(g.body) if isinstance(opt, Optional)
-            for line in walk_nodes(opt.body) if isinstance(line, Line)}
+    """The lines an `optional` block holds outside any variant: printed or not by the object (a
+    kernel thread's status has no Vm* lines), so not keys of the layout. A `config` line inside
+    the block (VmSwap) is a key, compared when both sides print the block."""
+    out = set()
+    for opt in walk_nodes(g.body):
+        if isinstance(opt, Optional):
+            out.update(line.name for line in _direct_lines(opt.body))
+    return out
+
+
+def _direct_lines(nodes: list):
+    for node in nodes:
+        if isinstance(node, Line):
+            yield node
+        elif not isinstance(node, Variant):
+            bodies = getattr(node, "options", None) or [getattr(node, "body", [])]
+            for body in bodies:
+                yield from _direct_lines(body)
+
+
+def optional_of(g: Grammar) -> dict[str, int]:
+    """Line name -> uid of the innermost `optional` block it is in."""
+    out: dict[str, int] = {}
+    for opt in walk_nodes(g.body):  # outer blocks first: inner ones overwrite
+        if isinstance(opt, Optional):
+            for line in walk_nodes(opt.body):
+                if isinstance(line, Line):
+                    out[line.name] = opt.uid
+    return out
 
 
 def line_key(g: Grammar, node, values: dict) -> str | None:
@@ -191,17 +223,23 @@ def check_keys(g: Grammar, inv: Inventory) -> tuple[list[Divergence], list[str]]
     span = f"{release(low)}+" if low else "every known release"
     if high:
         span += f" before {release(high)}"
-    divs = []
-    for info in required_keys(g, low, high):
-        if info.name in inv.keys:
-            continue
-        if not inv.complete:
-            continue
-        line, text = _where(g, inv, info.name)
-        divs.append(Divergence(line, 1, info.name.encode() + b":", text, info.name, "breaking", "missing-line",
-                               note=f"key {info.name!r} is missing: every kernel that prints this "
-                                    f"capture's keys prints it ({span}); expected shows its label only"))
+    gaps: dict = {}  # where the missing keys would be -> their names, in the grammar's order
+    if inv.complete:
+        for info in required_keys(g, low, high):
+            if info.name not in inv.keys:
+                gaps.setdefault(_where(g, inv, info.name), []).append(info.name)
+    divs = [missing_keys(line, text, names, span) for (line, text), names in gaps.items()]
     return divs, notes + unknown_notes(g, present)
+
+
+def missing_keys(line: int, text: bytes, names: list[str], span: str) -> Divergence:
+    """One divergence for the keys missing at one place (a capture cut short lacks them all)."""
+    shown = ", ".join(repr(n) for n in names[:MAX_KEYS_SHOWN])
+    more = f" and {len(names) - MAX_KEYS_SHOWN} more" if len(names) > MAX_KEYS_SHOWN else ""
+    what = f"key {shown} is" if len(names) == 1 else f"keys {shown}{more} are"
+    return Divergence(line, 1, names[0].encode() + b":", text, names[0], "breaking", "missing-line",
+                      note=f"{what} missing: every kernel that prints this capture's keys prints "
+                           f"{'it' if len(names) == 1 else 'them'} ({span}); expected shows the label only")
 
 
 def unknown_notes(g: Grammar, present: list[str]) -> list[str]:
@@ -249,8 +287,12 @@ def key_condition(g: Grammar, key: str) -> str:
 def diff_keys(g: Grammar, old: Inventory, new: Inventory) -> list[Divergence]:
     """Keys present on one side only, as layout changes; a key dropped where another appears
     between the same neighbours is a rename."""
-    removed = [k for k in old.keys if k not in new.keys]
-    added = [k for k in new.keys if k not in old.keys]
+    def compared(inv: Inventory, other: Inventory, k: str) -> bool:
+        block = inv.keys[k].block
+        return block is None or block in other.blocks
+
+    removed = [k for k in old.keys if k not in new.keys and compared(old, new, k)]
+    added = [k for k in new.keys if k not in old.keys and compared(new, old, k)]
     renames = _pair_renames(old, new, removed, added)
     out = []
     for a, b in renames:

@@ -218,3 +218,10 @@ def test_lines_an_object_prints_or_not_are_no_keys(tmp_path):
                        if not l.startswith((b"Vm", b"Rss", b"HugetlbPages")))
     assert kthread != data
     assert _kinds(tmp_path, data, kthread, "status") == []
+
+
+def test_a_capture_cut_short_is_one_missing_line_naming_the_keys():
+    cut = MEMINFO[: MEMINFO.index(b"Buffers:")]
+    [d] = check_bytes(cut, "meminfo").divergences
+    assert (d.kind, d.line, d.field) == ("missing-line", 4, "Buffers")
+    assert "'Cached'" in d.note and "more are missing" in d.note
