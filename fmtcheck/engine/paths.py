@@ -229,13 +229,15 @@ def _choose(tree: tuple, atom: _Atom, env: dict) -> None:
 
 
 def _needs_solver(atoms: dict) -> bool:
-    """Several atoms over one input (`x + y > 3` and `x < 2`): intervals alone cannot relate them."""
+    """Several atoms over one input (`x + y > 3` and `x < 2`): intervals alone cannot relate them.
+    An atom that shares no input with another is decided by its own bounds (wider than its true
+    values at worst, which only ever leaves a path in)."""
     from fmtcheck.engine.fastpath import tree_keys
 
     seen: set[str] = set()
     for tree in atoms:
         keys = tree_keys(tree)
-        if keys & seen or (len(keys) > 1):
+        if keys & seen:
             return True
         seen |= keys
     return False
