@@ -91,3 +91,33 @@ def test_a_hunk_starting_with_a_directive_inside_a_function_is_judged(tmp_path, 
         ("fs/demo/stats.c:demo_stats_show", "divergent")
     ]
     assert code == 1
+
+
+PATCH_RENAMED_FIELD = b"""diff --git a/fs/demo/cpu.c b/fs/demo/cpu.c
+--- a/fs/demo/cpu.c
++++ b/fs/demo/cpu.c
+@@ -1,5 +1,5 @@
+ static void demo_cpu(struct seq_file *m, struct cpu *c)
+ {
+-\tseq_printf(m, "physical id\\t: %d\\n", c->phys_proc_id);
++\tseq_printf(m, "physical id\\t: %d\\n", c->topo.pkg_id);
+ \tseq_printf(m, "siblings\\t: %d\\n", c->siblings);
+ }
+"""
+
+
+def test_a_counterexample_from_an_input_one_side_does_not_read_is_inconclusive(tmp_path, capsys):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_RENAMED_FIELD)
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "inconclusive" and "c->phys_proc_id" in result["reason"], result
+    assert code == 3
+
+
+def test_a_counterexample_from_shared_inputs_stays_divergent(tmp_path, capsys):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_RENAMED_FIELD.replace(b"c->topo.pkg_id);", b"c->phys_proc_id + 1);"))
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "divergent" and code == 1
