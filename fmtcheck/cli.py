@@ -9,9 +9,11 @@ as an internal error on one line (exit 2) unless FMTCHECK_DEBUG is set.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from fmtcheck.common.errors import FmtcheckError
 
@@ -19,85 +21,176 @@ if TYPE_CHECKING:  # imported where used: `--help` and `--version` load almost n
     from fmtcheck.common.options import Options
 
 
+EXIT_STATUS_HELP = """\
+exit status (as diff(1) and cmp(1)):
+  0  equivalent / conforms / same layout / nothing to check
+  1  at least one divergence found
+  2  usage error, or an input that cannot be read or is malformed: one line on stderr,
+     fmtcheck: error: WHERE: WHAT (with several inputs, the others are still reported,
+     and trouble with one input wins over a divergence in another)
+  3  inconclusive: something could not be modelled; the report names the construct and its line
+"""
+
+REPORT_FORMATS = ("text", "json", "gcc", "sarif", "github")
+FORMAT_HELP = ("report format: text (default), json (docs/fmtcheck-report.schema.json), gcc "
+               "(FILE:LINE:COL: error: ...), sarif (SARIF 2.1.0), github (workflow annotations); "
+               "text also carries annotations when GITHUB_ACTIONS=true")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors in the contract's one-line form."""
+    """argparse that reports usage errors in the contract's one-line form (JSON on stdout when
+    --format json was asked for)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"fmtcheck: error: usage: {message}\n")
+        _report_error(Failure("usage", message, 2), wants_json(sys.argv[1:] if _ARGV is None else _ARGV), "usage")
         raise SystemExit(2)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--max-examples", type=int, default=200, metavar="N")
-    p.add_argument("--seed", type=int, default=0, metavar="N")
-    p.add_argument("--tree", metavar="DIR", default=None)
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("--fail-on", choices=("any", "breaking"), default="any")
+_ARGV: list[str] | None = None
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """--format json anywhere on the command line (known before it is parsed, for usage errors)."""
+    argv = list(argv)
+    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:]))
+
+
+def _format(p: argparse.ArgumentParser, choices: Sequence[str] = REPORT_FORMATS) -> None:
+    p.add_argument("--format", choices=choices, default="text",
+                   help=FORMAT_HELP + ("; jsonl: one result per line" if "jsonl" in choices else "")
+                   if len(choices) > 2 else "report format: text (default) or json")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing; the exit status is the answer (as cmp -s); errors still go to stderr")
+
+
+def _color(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text report: auto (a terminal, unless NO_COLOR is set), always, never")
+
+
+def _search(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-examples", type=int, default=200, metavar="N",
+                   help="Hypothesis inputs tried per function when a rewrite is not proven (default 200)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of every search: same seed, same report (default 0)")
+
+
+def _fail_on(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fail-on", choices=("any", "breaking"), default="any",
+                   help="exit 1 on any divergence (default) or only on one that breaks a parser")
+
+
+def _consumers(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--consumers", action="store_true",
+                   help="run real parsers (jc, psutil, awk's view, procps) on both outputs of the counterexample")
+
+
+def _tree(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tree", metavar="DIR", default=None,
+                   help="a kernel source tree: apply the patches to it and judge whole functions")
+
+
+def _accepted_silently(p: argparse.ArgumentParser, *names: str) -> None:
+    """The contract's common options a subcommand has no use for: still accepted (scripts
+    written against the contract keep working), not offered in its help."""
+    table = {"--max-examples": dict(type=int, default=200), "--seed": dict(type=int, default=0),
+             "--tree": dict(default=None), "--color": dict(choices=("auto", "always", "never"), default="auto"),
+             "--fail-on": dict(choices=("any", "breaking"), default="any")}
+    for name in names:
+        p.add_argument(name, help=argparse.SUPPRESS, **table[name])
+
+
+def _subparser(sub, name: str, help_text: str, description: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help_text, description=description, epilog=EXIT_STATUS_HELP,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from fmtcheck import __version__
 
-    parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"fmtcheck {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0], epilog=EXIT_STATUS_HELP,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"fmtcheck {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
-    p = sub.add_parser("verify", help="compare two C sources (old, new)")
+    p = _subparser(sub, "verify", "compare two C sources (old, new)",
+                   "Do two versions of C output code print the same bytes? (- reads one of them from stdin)")
     p.add_argument("old", nargs="?", help="reference C source (omit with --grammar)")
-    p.add_argument("new")
-    p.add_argument("--function", metavar="NAME")
+    p.add_argument("new", help="the rewritten C source")
+    p.add_argument("--function", metavar="NAME", help="judge only this function")
     p.add_argument("--grammar", metavar="NAME", help="use a grammar line as the reference side")
-    p.add_argument("--consumers", action="store_true")
-    _common(p)
+    _consumers(p)
+    _format(p)
+    _search(p)
+    _fail_on(p)
+    _color(p)
+    _accepted_silently(p, "--tree")
 
-    p = sub.add_parser("patch", help="judge a kernel patch, mbox or thread")
-    p.add_argument("patches", nargs="+", metavar="PATCH")
-    p.add_argument("--consumers", action="store_true")
+    p = _subparser(sub, "patch", "judge a kernel patch, mbox or thread",
+                   "Does this kernel patch change the bytes any /proc (seq_file) output code prints? "
+                   "Each PATCH gets its report; one that cannot be read is reported in its place.")
+    p.add_argument("patches", nargs="+", metavar="PATCH",
+                   help="git format-patch file, git diff, mbox or thread (- for stdin)")
+    _tree(p)
     p.add_argument("--base", metavar="REV", help="with --tree in a git checkout: the commit the patches apply to")
     p.add_argument("--max-functions", type=int, default=2000, metavar="N", help="work bound: functions judged per run")
-    _common(p)
+    _consumers(p)
+    _format(p)
+    _search(p)
+    _fail_on(p)
+    _color(p)
 
-    p = sub.add_parser("range", help="judge every commit of a range in a git checkout")
+    p = _subparser(sub, "range", "judge every commit of a range in a git checkout",
+                   "Judge every commit of a revision range in a git checkout, as `patch` judges one patch.")
     p.add_argument("spec", metavar="A..B", help="a revision range (or one revision: its history)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="after --: only commits touching these paths")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="judge N commits at a time")
-    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="progress on stderr: auto (a terminal), always, never")
     p.add_argument("--max-functions", type=int, default=2000, metavar="N", help="work bound: functions judged per run")
-    p.add_argument("--format", choices=("text", "json", "jsonl"), default="text")
-    p.add_argument("--max-examples", type=int, default=200, metavar="N")
-    p.add_argument("--seed", type=int, default=0, metavar="N")
+    _format(p, REPORT_FORMATS + ("jsonl",))
+    _search(p)
     p.add_argument("--tree", metavar="DIR", default=None, help="the checkout (default: the current directory)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("--fail-on", choices=("any", "breaking"), default="any")
+    _color(p)
+    _fail_on(p)
 
-    p = sub.add_parser("check", help="check captures against a grammar")
-    p.add_argument("captures", nargs="+", metavar="CAPTURE")
-    p.add_argument("--grammar", metavar="NAME")
-    _common(p)
+    p = _subparser(sub, "check", "check captures against a grammar",
+                   "Is this captured /proc text exactly what the kernel's layout prints for its values?")
+    p.add_argument("captures", nargs="+", metavar="CAPTURE", help="a captured /proc file (- for stdin)")
+    p.add_argument("--grammar", metavar="NAME", help="the grammar to check against (default: detected)")
+    _format(p)
+    _fail_on(p)
+    _color(p)
+    _accepted_silently(p, "--max-examples", "--seed", "--tree")
 
-    p = sub.add_parser("diff", help="compare the layout of two captures")
-    p.add_argument("old")
-    p.add_argument("new")
-    p.add_argument("--grammar", metavar="NAME")
-    p.add_argument("--consumers", action="store_true")
-    _common(p)
+    p = _subparser(sub, "diff", "compare the layout of two captures",
+                   "Do two captures of the same /proc file have the same layout? Values may differ.")
+    p.add_argument("old", help="the capture taken first (- for stdin)")
+    p.add_argument("new", help="the capture to compare with it (- for stdin)")
+    p.add_argument("--grammar", metavar="NAME", help="the grammar of both captures (default: detected)")
+    _consumers(p)
+    _format(p)
+    _fail_on(p)
+    _color(p)
+    _accepted_silently(p, "--max-examples", "--seed", "--tree")
 
-    p = sub.add_parser("grammars", help="list grammars or show one")
-    p.add_argument("name", nargs="?")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p = _subparser(sub, "grammars", "list grammars or show one",
+                   "List the grammars of /proc layouts, or show one with an annotated example rendering.")
+    p.add_argument("name", nargs="?", help="the grammar to show")
+    _format(p, ("text", "json"))
 
-    p = sub.add_parser("reads", help="model or measure how read() slices seq_file output")
-    p.add_argument("source", nargs="?", help="a /proc path (live mode) or a capture (model mode)")
-    p.add_argument("--bufsize", type=int, action="append", metavar="N")
+    p = _subparser(sub, "reads", "model or measure how read() slices seq_file output",
+                   "How read() slices seq_file output, in the model or on the live kernel.")
+    p.add_argument("source", nargs="?", help="a /proc path (live mode) or a capture (model mode; - for stdin)")
+    p.add_argument("--bufsize", type=int, action="append", metavar="N", help="read() size; repeat for several")
     p.add_argument("--records", metavar="SIZES", help="comma-separated synthetic record sizes")
-    p.add_argument("--grammar", metavar="NAME")
+    p.add_argument("--grammar", metavar="NAME", help="cut the capture into records by this grammar")
     p.add_argument("--model", action="store_true", help="treat SOURCE as a capture even under /proc")
     p.add_argument("--check", action="store_true", help="property-check the byte stream")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--split", metavar="MODE", help="record unit: lines, file (one record), re:REGEX")
-    p.add_argument("--max-examples", type=int, default=200, metavar="N")
+    _format(p, ("text", "json"))
+    _search(p)
     return parser
 
 
@@ -132,7 +225,7 @@ def _run_verify(args: argparse.Namespace):
 def _run_patch(args: argparse.Namespace):
     from fmtcheck.patch.plan import check_patches
 
-    return check_patches(args.patches, options_from(args))
+    return check_patches(args.patches, options_from(args), keep_going=True)
 
 
 def _run_range(args: argparse.Namespace):
@@ -148,9 +241,22 @@ def _run_range(args: argparse.Namespace):
 
 
 def _run_check(args: argparse.Namespace):
+    """Each capture on its own: one that cannot be read is reported in its place."""
+    from fmtcheck.common.result import Report
     from fmtcheck.layout.capture import check_captures
 
-    return check_captures(args.captures, options_from(args))
+    report = Report("check", inputs=list(args.captures))
+    for path in args.captures:
+        try:
+            part = check_captures([path], options_from(args))
+        except FmtcheckError as err:
+            report.errors.append((path, err.where, err.what, err.exit_code))
+            continue
+        for result in part.results:
+            result.input = path
+        report.results.extend(part.results)
+        report.notes.extend(n for n in part.notes if n not in report.notes)
+    return report
 
 
 def _run_diff(args: argparse.Namespace):
@@ -162,6 +268,8 @@ def _run_diff(args: argparse.Namespace):
 def _run_grammars(args: argparse.Namespace):
     from fmtcheck.layout.show import grammars_command
 
+    if args.quiet:
+        return 0
     return grammars_command(args.name, args.format)
 
 
@@ -191,6 +299,15 @@ def _one_line(text: str) -> str:
     return one_line(text)
 
 
+@dataclass
+class Failure:
+    """An error that ends the run: WHERE, WHAT and the exit status."""
+
+    where: str
+    what: str
+    exit_code: int
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; SIGTERM, like SIGINT, cleans up before it ends the run."""
     from fmtcheck.common.termination import EXIT_STATUS, STATE, Terminated, sigterm_raises
@@ -207,46 +324,138 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_command(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(_ARGV)
+    as_json = getattr(args, "format", "text") == "json"
+    quiet = getattr(args, "quiet", False)
     try:
-        outcome = _HANDLERS[args.command](args)
+        with stdin_as_file(args) as relabel:
+            outcome = _HANDLERS[args.command](args)
+            if not isinstance(outcome, int):
+                _attach_consumers(args, outcome)
+                relabel(outcome)
     except FmtcheckError as err:
-        sys.stderr.write(f"fmtcheck: error: {_one_line(err.where)}: {_one_line(err.what)}\n")
-        return err.exit_code
+        return _report_error(Failure(err.where, err.what, err.exit_code), as_json, args.command, args)
     except KeyboardInterrupt:
-        sys.stderr.write("fmtcheck: error: interrupted\n")
-        return 2
+        return _report_error(Failure("interrupted", "stopped by the user", 2), as_json, args.command, args)
     except BrokenPipeError:
         return _reader_went_away(0)
     except RecursionError:
-        sys.stderr.write("fmtcheck: error: input: nesting too deep to analyse\n")
-        return 2
+        return _report_error(Failure("input", "nesting too deep to analyse", 2), as_json, args.command, args)
     except MemoryError:
-        sys.stderr.write("fmtcheck: error: input: too large to analyse in memory\n")
-        return 2
+        return _report_error(Failure("input", "too large to analyse in memory", 2), as_json, args.command, args)
     except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks
         if os.environ.get("FMTCHECK_DEBUG"):
             raise
-        sys.stderr.write(f"fmtcheck: error: internal: {type(err).__name__}: {_one_line(str(err))}\n")
-        return 2
+        return _report_error(Failure("internal", f"{type(err).__name__}: {err}", 2), as_json, args.command, args)
     if isinstance(outcome, int):
         return outcome
-    if getattr(args, "consumers", False):
-        from fmtcheck.impact.attach import attach_consumers
-
-        try:
-            attach_consumers(outcome, (args.old, args.new) if args.command == "diff" else None)
-        except FmtcheckError as err:
-            outcome.notes.append(f"--consumers: {err.what}")
+    code = outcome.exit_code(getattr(args, "fail_on", "any"))
+    for where_input, where, what, _status in outcome.errors:
+        sys.stdout.flush()
+        sys.stderr.write(f"fmtcheck: error: {_one_line(where)}: {_one_line(what)}\n")
+    if quiet:
+        return code
     from fmtcheck.report import emit
 
-    code = outcome.exit_code(getattr(args, "fail_on", "any"))
     try:
-        emit(outcome, args.format, getattr(args, "color", "auto"))
+        emit(outcome, args.format, getattr(args, "color", "auto"), info=run_info(args, code, outcome))
         sys.stdout.flush()
     except BrokenPipeError:
         return _reader_went_away(code)
     return code
+
+
+def _attach_consumers(args: argparse.Namespace, outcome) -> None:
+    if not getattr(args, "consumers", False):
+        return
+    from fmtcheck.impact.attach import attach_consumers
+
+    try:
+        attach_consumers(outcome, (args.old, args.new) if args.command == "diff" else None)
+    except FmtcheckError as err:
+        outcome.notes.append(f"--consumers: {err.what}")
+
+
+def run_info(args: argparse.Namespace | None, code: int, report=None):
+    """The JSON envelope's facts about this run."""
+    from fmtcheck.common.result import RunInfo
+
+    if args is None:
+        return RunInfo(exit_status=code)
+    options = vars(options_from(args))
+    searches = args.command in ("verify", "patch", "reads")
+    inputs = [getattr(args, name) for name in ("old", "new", "source", "name") if getattr(args, name, None)]
+    inputs += list(getattr(args, "patches", None) or getattr(args, "captures", None) or [])
+    return RunInfo(exit_status=code, seed=args.seed if searches else None,
+                   options=options, inputs=list(getattr(report, "inputs", None) or inputs))
+
+
+def _report_error(failure: Failure, as_json: bool, command: str, args: argparse.Namespace | None = None) -> int:
+    """The contract's one line on stderr; in JSON mode also a JSON report on stdout."""
+    sys.stderr.write(f"fmtcheck: error: {_one_line(failure.where)}: {_one_line(failure.what)}\n")
+    if as_json and not getattr(args, "quiet", False):
+        import json
+
+        from fmtcheck.common.result import Report, json_document
+
+        report = Report(command, errors=[(None, failure.where, failure.what, failure.exit_code)])
+        try:
+            sys.stdout.write(json.dumps(json_document(report, run_info(args, failure.exit_code)), indent=2,
+                                        ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return _reader_went_away(failure.exit_code)
+    return failure.exit_code
+
+
+@contextlib.contextmanager
+def stdin_as_file(args: argparse.Namespace) -> Iterator[Callable]:
+    """`-` for a capture: the capture readers take paths, so standard input goes through a
+    temporary file, and the results are labelled `-` again. C sources, patches and `reads` read
+    `-` themselves. Standard input can be read once: `-` may appear once."""
+    names = [name for name in ("old", "new") if args.command == "diff" and getattr(args, name) == "-"]
+    captures = [i for i, path in enumerate(getattr(args, "captures", None) or []) if path == "-"]
+    all_paths = [getattr(args, n, None) for n in ("old", "new")] + list(getattr(args, "patches", None) or [])
+    if len(names) + len(captures) > 1 or all_paths.count("-") > 1 or len(captures) > 1:
+        raise FmtcheckError("-", "standard input can be given once")
+    if not names and not captures:
+        yield lambda report: None
+        return
+    import tempfile
+
+    from fmtcheck.common.inputfile import read_input
+
+    data = read_input("-", 1 << 30, "capture")
+    with tempfile.TemporaryDirectory(prefix="fmtcheck-stdin-") as tmp:
+        path = os.path.join(tmp, "stdin")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        for name in names:
+            setattr(args, name, path)
+        for index in captures:
+            args.captures[index] = path
+        try:
+            yield lambda report: _relabel(report, path)
+        finally:
+            for name in names:
+                setattr(args, name, "-")
+            for index in captures:
+                args.captures[index] = "-"
+
+
+def _relabel(report, path: str) -> None:
+    """The temporary file standing for standard input is `-` in the report."""
+    def fix(text):
+        return text.replace(path, "-") if isinstance(text, str) else text
+
+    for result in report.results:
+        result.subject, result.reason, result.input = fix(result.subject), fix(result.reason), fix(result.input)
+        result.notes = [fix(n) for n in result.notes]
+    report.notes = [fix(n) for n in report.notes]
+    report.inputs = [fix(i) for i in report.inputs]
+    report.errors = [(fix(i), fix(w), fix(t), c) for i, w, t, c in report.errors]
 
 
 def _reader_went_away(code: int) -> int:

@@ -46,6 +46,36 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+SCHEMA_VERSION = 1  # of docs/fmtcheck-report.schema.json; bumped when keys are added
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of a file the user gave: a C source, the file a patch changes (pre-image line for
+    the old side, post-image line for the new side) or a capture. For a patch, `patch` and
+    `patch_line` are the patch file and its own line; `column` is 1-based, in bytes."""
+
+    file: str
+    line: int
+    column: int | None = None
+    patch: str | None = None
+    patch_line: int | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.file}:{self.line}"
+        if self.patch and self.patch_line:
+            text += f" ({self.patch}:{self.patch_line})"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column,
+                "patch": self.patch, "patch_line": self.patch_line}
+
+
+def _location_json(where: SourceLine | None) -> dict[str, Any] | None:
+    return where.to_json() if where is not None else None
+
+
 @dataclass
 class Divergence:
     """One place where the reference and the rewrite (or grammar and capture) differ."""
@@ -63,6 +93,9 @@ class Divergence:
     note: str | None = None  # e.g. the worst-case input when it differs from the minimal one
     worst: dict[str, Any] | None = None  # extra report for the worst-case input
     rendered: tuple[bytes, bytes] | None = None  # whole old/new outputs of the counterexample (not in JSON)
+    # the source line of the call that printed the differing byte, on each side
+    old_source: SourceLine | None = None
+    new_source: SourceLine | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -74,11 +107,10 @@ class Divergence:
             "severity": self.severity,
             "kind": self.kind,
             "counterexample": jsonable(self.counterexample),
+            "note": self.note,
+            "worst": jsonable(self.worst) if self.worst else None,
+            "source": {"old": _location_json(self.old_source), "new": _location_json(self.new_source)},
         }
-        if self.note:
-            data["note"] = self.note
-        if self.worst:
-            data["worst"] = jsonable(self.worst)
         return data
 
 
@@ -95,6 +127,8 @@ class Result:
     notes: list[str] = dc_field(default_factory=list)
     classes: list[str] = dc_field(default_factory=list)  # input classes covered when tested
     extra: dict[str, Any] = dc_field(default_factory=dict)
+    location: SourceLine | None = None  # for an inconclusive result: the line of its construct
+    input: str | None = None  # the command-line input it comes from
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -103,12 +137,12 @@ class Result:
             "method": self.method,
             "cases": self.cases,
             "reason": self.reason,
+            "location": _location_json(self.location),
             "divergences": [d.to_json() for d in self.divergences],
+            "notes": list(self.notes),
+            "classes": list(self.classes),
+            "input": self.input,
         }
-        if self.notes:
-            data["notes"] = list(self.notes)
-        if self.classes:
-            data["classes"] = list(self.classes)
         data.update(jsonable(self.extra))
         return data
 
@@ -120,6 +154,9 @@ class Report:
     command: str
     results: list[Result] = dc_field(default_factory=list)
     notes: list[str] = dc_field(default_factory=list)
+    # inputs that could not be read or judged: (input, where, what, exit status), in order
+    errors: list[tuple[str | None, str, str, int]] = dc_field(default_factory=list)
+    inputs: list[str] = dc_field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -135,6 +172,16 @@ class Report:
         return [r for r in self.results if not r.extra.get("superseded_by")] or self.results
 
     def exit_code(self, fail_on: str = "any") -> int:
+        """As diff(1): trouble with an input (2) wins over a divergence, which wins over
+        inconclusive (3)."""
+        if any(status == 2 for *_, status in self.errors):
+            return 2
+        code = self._verdict_code(fail_on)
+        if code == 0 and self.errors:
+            return 3
+        return code
+
+    def _verdict_code(self, fail_on: str) -> int:
         verdict = self.verdict
         if verdict == "divergent" and fail_on == "breaking":
             breaking = any(
@@ -146,11 +193,47 @@ class Report:
         return EXIT_CODES[verdict]
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+        """The results and notes; `json_document` adds the envelope (schema,
+        version, seed, options, exit status)."""
+        verdict = self.verdict if self.results or not self.errors else "error"
+        return {
             "command": self.command,
-            "verdict": self.verdict,
+            "verdict": verdict,
             "results": [r.to_json() for r in self.results],
+            "notes": list(self.notes),
+            "errors": [{"input": i, "where": w, "what": t, "exit_status": c} for i, w, t, c in self.errors],
         }
-        if self.notes:
-            data["notes"] = list(self.notes)
-        return data
+
+
+@dataclass
+class RunInfo:
+    """What the JSON envelope says about the run besides its results."""
+
+    exit_status: int = 0
+    seed: int | None = None
+    options: dict[str, Any] = dc_field(default_factory=dict)
+    inputs: list[str] = dc_field(default_factory=list)
+
+
+OPTION_KEYS = ("max_examples", "fail_on", "function", "grammar", "tree", "consumers")
+
+
+def json_document(report: Report, info: RunInfo | None = None) -> dict[str, Any]:
+    """The whole JSON report: schema version, tool version, seed, options, then the results."""
+    from fmtcheck import __version__
+
+    info = info or RunInfo(exit_status=report.exit_code())
+    options = {key: info.options.get(key) for key in OPTION_KEYS}
+    options["consumers"] = bool(options["consumers"])
+    body = report.to_json()
+    return {
+        "schema": SCHEMA_VERSION,
+        "fmtcheck": __version__,
+        "command": body.pop("command"),
+        "verdict": body.pop("verdict"),
+        "exit_status": info.exit_status,
+        "seed": info.seed,
+        "options": options,
+        "inputs": list(info.inputs or report.inputs),
+        **body,
+    }

@@ -47,6 +47,15 @@ def _grammar_summary(g: Grammar) -> dict:
     }
 
 
+def _write_json(grammars: list[dict], inputs: list[str]) -> None:
+    """The report envelope of every command (docs/fmtcheck-report.schema.json), with `grammars`."""
+    from fmtcheck.common.result import Report, RunInfo, json_document
+
+    data = json_document(Report("grammars"), RunInfo(exit_status=0, inputs=inputs))
+    data["grammars"] = grammars
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
 def grammars_command(name: str | None, fmt: str = "text") -> int:
     """List the grammars, or show one with an annotated example rendering. Returns the exit code."""
     from fmtcheck.common.text import visible
@@ -54,7 +63,7 @@ def grammars_command(name: str | None, fmt: str = "text") -> int:
     if name is None:
         grammars = all_grammars()
         if fmt == "json":
-            sys.stdout.write(json.dumps([_grammar_summary(g) for g in grammars], indent=2) + "\n")
+            _write_json([_grammar_summary(g) for g in grammars], [])
         else:
             width = max(len(g.name) for g in grammars)
             for g in grammars:
@@ -69,7 +78,7 @@ def grammars_command(name: str | None, fmt: str = "text") -> int:
              "example": visible(text.rstrip(b"\n"))}
             for line, text in example
         ]
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        _write_json([data], [name])
         return 0
     out = [f"{g.name}: {g.path}", f"  printed by {g.printer}" + (f" ({g.source})" if g.source else "")]
     if g.about:

@@ -112,24 +112,31 @@ class PatchPlan:
         return f"{self.patch.prefix()}{candidate.path}:{candidate.name}"
 
 
-def check_patches(paths: list[str], options: Options) -> Report:
-    """Judge every output function the patches touch (``fmtcheck patch``)."""
-    report = Report(command="patch")
-    plans = plan_patches(paths, options)
-    several_files = len(paths) > 1
+def check_patches(paths: list[str], options: Options, keep_going: bool = False) -> Report:
+    """Judge every output function the patches touch (``fmtcheck patch``). With KEEP_GOING, a
+    patch that cannot be read or applied is recorded in ``report.errors`` and the others are
+    still judged; without, its error is raised."""
+    report = Report(command="patch", inputs=list(paths))
+    plans = plan_patches(paths, options, report.errors if keep_going else None)
     budget = WorkBudget(options.max_functions)
     for plan in plans:
-        results = judge_plan(plan, options, several_files, budget)
+        results = judge_plan(plan, options, budget)
         report.results.extend(results)
-        quiet = all(result.verdict == "nothing-to-check" for result in results)
-        for note in ([] if quiet else plan.notes + [plan.patch.prefix() + n for n in plan.added]):
-            if note not in report.notes:
-                report.notes.append(note)
+        add_plan_notes(report, plan, results)
     _add_read_path_notes(report, plans)
     return report
 
 
-def plan_patches(paths: list[str], options: Options) -> list[PatchPlan]:
+def add_plan_notes(report: Report, plan: PatchPlan, results: list[Result]) -> None:
+    """A plan's notes join the report's, unless the patch had nothing to check (its result
+    already says what it touched)."""
+    quiet = all(result.verdict == "nothing-to-check" for result in results)
+    for note in ([] if quiet else plan.notes + [plan.patch.prefix() + n for n in plan.added]):
+        if note not in report.notes:
+            report.notes.append(note)
+
+
+def plan_patches(paths: list[str], options: Options, errors: list | None = None) -> list[PatchPlan]:
     """Read and rebuild every patch (no engine involved): what would be checked, with what text.
 
     With --tree, the patches of one version (from all the files given, e.g. the 0001..0003 files
@@ -138,20 +145,21 @@ def plan_patches(paths: list[str], options: Options) -> list[PatchPlan]:
     tree as it is (see `fmtcheck.patch.trees`)."""
     if not paths:
         raise InputError("patch", "no patch given")
-    patches = [patch for path in paths for patch in read_patches(path)]
+    patches = [patch for path in paths for patch in _read_or_record(path, errors)]
     spread_base_commits(patches)
     label_patches(patches)
     tree = resolve_tree(options.tree, patches) if options.tree is not None else None
     if options.base is not None and tree is None:
         raise InputError("--base", "needs --tree (a git checkout)")
     try:
-        return _plan_in_order(patches, tree, options)
+        return _plan_in_order(patches, tree, options, errors)
     finally:
         if tree is not None:
             tree.close()
 
 
-def _plan_in_order(patches: list[Patch], tree: Tree | None, options: Options) -> list[PatchPlan]:
+def _plan_in_order(patches: list[Patch], tree: Tree | None, options: Options,
+                   errors: list | None = None) -> list[PatchPlan]:
     states: dict[int, TreeState] = {}
     carried: dict[int, Carried] = {}
     planned: dict[int, PatchPlan] = {}
@@ -161,12 +169,29 @@ def _plan_in_order(patches: list[Patch], tree: Tree | None, options: Options) ->
             revision = options.base or patch.base_commit
             states[patch.version], note = state_for(tree, revision, options.base is not None)
         state = states.get(patch.version)
-        planned[id(patch)] = plan = plan_patch(patch, state, carried.setdefault(patch.version, {}))
+        try:
+            planned[id(patch)] = plan = plan_patch(patch, state, carried.setdefault(patch.version, {}))
+        except InputError as err:
+            if errors is None:
+                raise
+            errors.append((patch.source, err.where, err.what, err.exit_code))
+            continue
         if note:
             plan.notes.insert(0, note)
-    plans = [planned[id(patch)] for patch in patches]
+    plans = [planned[id(patch)] for patch in patches if id(patch) in planned]
     mark_superseded(plans)
     return plans
+
+
+def _read_or_record(path: str, errors: list | None) -> list[Patch]:
+    """The patches of one input; a bad input is raised, or recorded when ERRORS is a list."""
+    try:
+        return read_patches(path)
+    except (InputError, Inconclusive) as err:
+        if errors is None:
+            raise
+        errors.append((path, err.where, err.what, err.exit_code))
+        return []
 
 
 def mark_superseded(plans: list[PatchPlan]) -> None:
@@ -482,32 +507,51 @@ class WorkBudget:
         )
 
 
-def judge_plan(
-    plan: PatchPlan, options: Options, several_files: bool = False, budget: WorkBudget | None = None
-) -> list[Result]:
+@dataclass
+class Job:
+    """One result a plan will give: a function to run through the engine, or a verdict the plan
+    already knows (a problem, a changed primitive, nothing to check). Listing jobs is cheap; the
+    pytest plugin collects them as items and runs each in its own test."""
+
+    plan: PatchPlan
+    subject: str
+    check: tuple[Candidate, bytes, bytes] | None = None
+    known: Result | None = None
+
+    def run(self, options: Options, budget: WorkBudget | None = None) -> Result:
+        if self.check is not None and budget is not None and not budget.take():
+            result = Result(self.subject, "inconclusive", reason=budget.reason())
+        elif self.check is not None:
+            candidate, old_src, new_src = self.check
+            result = judge(candidate, old_src, new_src, self.subject, options)
+        else:
+            result = self.known
+        result.input = self.plan.patch.source
+        result.extra.setdefault("patch", self.plan.patch.source)
+        if self.plan.superseded_by:
+            result.notes.insert(0, f"superseded by {self.plan.superseded_by}: the newest version decides the exit status")
+            result.extra["superseded_by"] = self.plan.superseded_by
+        return result
+
+
+def plan_jobs(plan: PatchPlan) -> list[Job]:
+    """The results a plan will give, in report order, without running the engine."""
+    jobs = [Job(plan, plan.subject(c), check=(c, old, new)) for c, old, new in plan.checks]
+    for candidate, reason in plan.problems:
+        known = Result(plan.subject(candidate), "inconclusive", reason=reason, notes=list(candidate.reasons))
+        jobs.append(Job(plan, known.subject, known=known))
+    for candidate, reason in plan.modelled:
+        jobs.append(Job(plan, plan.subject(candidate), known=Result(plan.subject(candidate), "inconclusive", reason=reason)))
+    if not jobs:
+        known = nothing_to_check(plan)
+        jobs.append(Job(plan, known.subject, known=known))
+    return jobs
+
+
+def judge_plan(plan: PatchPlan, options: Options, budget: WorkBudget | None = None) -> list[Result]:
     """Run the engine on every planned check; report problems; say what a quiet patch touched."""
     budget = budget if budget is not None else WorkBudget(options.max_functions)
-    results: list[Result] = []
-    for candidate, old_src, new_src in plan.checks:
-        if not budget.take():
-            results.append(Result(plan.subject(candidate), "inconclusive", reason=budget.reason()))
-            continue
-        results.append(judge(candidate, old_src, new_src, plan.subject(candidate), options))
-    for candidate, reason in plan.problems:
-        subject = plan.subject(candidate)
-        results.append(Result(subject, "inconclusive", reason=reason, notes=list(candidate.reasons)))
-    for candidate, reason in plan.modelled:
-        results.append(Result(plan.subject(candidate), "inconclusive", reason=reason))
-    if not results:
-        results.append(nothing_to_check(plan))
-    if several_files:
-        for result in results:
-            result.extra.setdefault("patch", plan.patch.source)
-    if plan.superseded_by:
-        for result in results:
-            result.notes.insert(0, f"superseded by {plan.superseded_by}: the newest version decides the exit status")
-            result.extra["superseded_by"] = plan.superseded_by
-    return results
+    return [job.run(options, budget) for job in plan_jobs(plan)]
 
 
 def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:

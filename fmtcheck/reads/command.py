@@ -614,7 +614,7 @@ def _model_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
     if not src.unit_known:
         report.notes.append(src.unit)
     lines = _model_text(src, runs_by_n) + _check_text(checks)
-    return _emit(report, args.format, lines)
+    return _emit(report, args, lines)
 
 
 def _refuse_too_many_reads(src: RecordSource, bufsizes: Sequence[int]) -> None:
@@ -640,18 +640,25 @@ def _live_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
     report.results.extend(checks)
     lines = _live_text(args.source, rows, overall) + _check_text(checks)
     extra = {"behaviour": overall, "kernel_release": platform.release()}
-    code = _emit(report, args.format, lines, extra, summary=bool(checks))
+    code = _emit(report, args, lines, extra, summary=bool(checks))
     return 3 if overall == "unknown" and code == 0 else code
 
 
 def _emit(
-    report: Report, fmt: str, lines: list[str], extra: dict[str, Any] | None = None, summary: bool = True
+    report: Report, args: argparse.Namespace, lines: list[str], extra: dict[str, Any] | None = None, summary: bool = True
 ) -> int:
-    """Print the report (JSON) or LINES (text, with the verdict summary when there is a verdict)."""
-    if fmt == "json":
+    """Print the report (JSON) or LINES (text, with the verdict summary when there is a verdict);
+    nothing with --quiet."""
+    if getattr(args, "quiet", False):
+        return report.exit_code()
+    if args.format == "json":
         import json
 
-        data = report.to_json()
+        from fmtcheck.common.result import RunInfo, json_document
+
+        options = {"max_examples": args.max_examples, "grammar": args.grammar}
+        inputs = [args.source] if args.source else []
+        data = json_document(report, RunInfo(report.exit_code(), args.seed, options, inputs))
         data.update(jsonable(extra or {}))
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
