@@ -23,6 +23,9 @@ def _use_color(color: str, stream: IO[str]) -> bool:
 
 
 def render_text(report: Report, stream: IO[str] | None = None, color: str = "auto") -> str:
+    """The text report; empty when no input could be judged (the errors are on stderr)."""
+    if report.errors and not report.results:
+        return ""
     stream = stream or sys.stdout
     use = _use_color(color, stream)
     lines: list[str] = []
@@ -33,7 +36,7 @@ def render_text(report: Report, stream: IO[str] | None = None, color: str = "aut
             lines.extend(format_result(item, use))
     for note in report.notes:
         lines.append(f"note: {note}")
-    lines.append(summary_line(report))
+    lines.append(summary_line(report) + (f", {len(report.errors)} not judged (error)" if report.errors else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -173,7 +173,7 @@ def test_function_option_picks_one_of_several(tmp_path, capsys):
     code, report, _ = verify(capsys, tmp_path / "old.c", tmp_path / "new.c", "--function", "blkq_stats_show")
     assert code == 0 and [r["subject"] for r in report["results"]] == ["blkq_stats_show"]
     code, report, err = verify(capsys, tmp_path / "old.c", tmp_path / "new.c", "--function", "no_such_show")
-    assert code == 2 and report is None
+    assert code == 2 and report["verdict"] == "error" and report["results"] == []
     assert err.startswith("fmtcheck: error: ") and err.count("\n") == 1 and "no_such_show" in err
 
 
@@ -232,7 +232,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, kind, side):
     old, new = (bad, good) if side == "old" else (good, bad)
     code, report, err = verify(capsys, old, new)
     assert code == 2, (code, report, err)
-    assert report is None
+    assert report["verdict"] == "error" and report["exit_status"] == 2 and report["results"] == []
     assert err.startswith("fmtcheck: error: "), err
     assert err.count("\n") == 1 and err.endswith("\n"), err
     assert bad.name in err
@@ -250,7 +250,7 @@ def test_usage_errors_exit_2_with_one_line(capsys):
 def test_function_that_does_not_print_is_bad_input(tmp_path, capsys):
     (tmp_path / "a.c").write_text("static int add(int a, int b)\n{\n\treturn a + b;\n}\n")
     code, report, err = verify(capsys, tmp_path / "a.c", PAIRS / "straight" / "new.c")
-    assert code == 2 and report is None and err.startswith("fmtcheck: error: ") and err.count("\n") == 1
+    assert code == 2 and report["verdict"] == "error" and err.startswith("fmtcheck: error: ") and err.count("\n") == 1
 
 
 # -- unsupported constructs: exit 3, the report names the construct and where ---------------

@@ -1,0 +1,115 @@
+"""CLI manners: --version, -q, help for every option, the exit-status section, `-` for every file
+argument, only the options that apply, several inputs each reported."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+
+import pytest
+
+import fmtcheck
+from fmtcheck.cli import build_parser, main
+from _paths import FIXTURES
+
+EXAMPLE = FIXTURES / "example"
+CAPTURES = FIXTURES / "captures"
+PATCHES = FIXTURES / "patches"
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_version(capsys) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0 and capsys.readouterr().out == f"fmtcheck {fmtcheck.__version__}\n"
+
+
+@pytest.mark.parametrize("command", sorted(_subparsers()))
+def test_every_option_has_help_and_the_exit_statuses_are_listed(command) -> None:
+    parser = _subparsers()[command]
+    for action in parser._actions:
+        assert action.help, f"{command} {action.option_strings or action.dest} has no help"
+    text = parser.format_help()
+    assert "exit status" in text and "  3  inconclusive" in text and "  2  usage error" in text
+
+
+def test_the_main_help_lists_the_exit_statuses() -> None:
+    assert "exit status (as diff(1) and cmp(1))" in build_parser().format_help()
+
+
+@pytest.mark.parametrize(("command", "hidden"), [("check", "--tree"), ("check", "--seed"), ("diff", "--max-examples"),
+                                                 ("verify", "--tree")])
+def test_options_that_do_not_apply_are_not_offered(command, hidden) -> None:
+    assert hidden not in _subparsers()[command].format_help()
+
+
+def test_options_that_do_not_apply_are_still_accepted(capsys) -> None:
+    """The shared contract lists them as common options: scripts using them keep working."""
+    code = main(["check", str(CAPTURES / "net_dev_current"), "--seed", "1", "--tree", "/nonexistent"])
+    assert code == 0
+
+
+def test_quiet_prints_nothing_and_keeps_the_status(capsys) -> None:
+    assert main(["verify", str(EXAMPLE / "old.c"), str(EXAMPLE / "new-divergent.c"), "-q"]) == 1
+    assert main(["verify", str(EXAMPLE / "old.c"), str(EXAMPLE / "new.c"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_quiet_keeps_the_error_line(capsys) -> None:
+    assert main(["check", "/nonexistent/capture", "-q"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("fmtcheck: error: ")
+
+
+def _with_stdin(monkeypatch, path) -> None:
+    data = path.read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_dash_for_verify(monkeypatch, capsys) -> None:
+    _with_stdin(monkeypatch, EXAMPLE / "new-divergent.c")
+    assert main(["verify", str(EXAMPLE / "old.c"), "-"]) == 1
+    assert "divergent" in capsys.readouterr().out
+
+
+def test_dash_for_check(monkeypatch, capsys) -> None:
+    _with_stdin(monkeypatch, CAPTURES / "net_dev_current")
+    assert main(["check", "-", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert '"subject": "-"' in out and "fmtcheck-stdin" not in out
+
+
+def test_dash_for_diff(monkeypatch, capsys) -> None:
+    _with_stdin(monkeypatch, CAPTURES / "net_dev_added_iface")
+    assert main(["diff", str(CAPTURES / "net_dev_current"), "-"]) == 0
+    assert "fmtcheck-stdin" not in capsys.readouterr().out
+
+
+def test_dash_twice_is_refused(monkeypatch, capsys) -> None:
+    _with_stdin(monkeypatch, CAPTURES / "net_dev_current")
+    assert main(["diff", "-", "-"]) == 2
+    assert capsys.readouterr().err == "fmtcheck: error: -: standard input can be given once\n"
+
+
+def test_several_patches_each_reported_and_the_bad_one_in_place(capsys) -> None:
+    good, bad, other = PATCHES / "01-irq-put-decimal.patch", PATCHES / "bad" / "empty.patch", PATCHES / "02-queue-width.diff"
+    code = main(["patch", str(good), str(bad), str(other), "--max-examples", "10"])
+    captured = capsys.readouterr()
+    assert code == 2  # trouble with one input wins, as diff(1)
+    lines = captured.out.splitlines()
+    where = [i for i, line in enumerate(lines) if "fakestat_irq_show" in line or "empty.patch: error" in line
+             or "fakestat_queue_show" in line]
+    assert len(where) == 3 and "empty.patch: error" in lines[where[1]]
+    assert captured.err.count("\n") == 1 and "empty file" in captured.err
+
+
+def test_several_captures_each_reported(capsys) -> None:
+    code = main(["check", str(CAPTURES / "net_dev_current"), "/nonexistent/capture", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 2 and '"subject": "' + str(CAPTURES / "net_dev_current") in out and "/nonexistent/capture" in out
