@@ -41,5 +41,5 @@ def test_a_named_line_selects_the_old_layout(capsys):
 
 def test_a_grammar_whose_lines_do_not_fit_is_bad_input(capsys):
     code, report, err = verify(capsys, "--grammar", "meminfo", str(EXAMPLE / "new.c"))
-    assert code == 2 and report is None
+    assert code == 2 and report["verdict"] == "error" and report["results"] == []
     assert err.startswith("fmtcheck: error: --grammar meminfo:") and err.count("\n") == 1
