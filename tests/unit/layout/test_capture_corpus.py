@@ -30,7 +30,7 @@ KIND_GRAMMAR = {
     "net/dev": "net_dev", "net/netstat": "net_netstat", "net/snmp": "net_snmp", "PID/stat": "pid_stat",
     "PID/statm": "statm", "PID/status": "status", "PID/maps": "maps", "PID/smaps": "smaps",
     "PID/smaps_rollup": "smaps_rollup", "loadavg": "loadavg", "uptime": "uptime", "PID/io": "pid_io",
-    "PID/schedstat": "pid_schedstat", "PID/comm": "pid_comm", "PID/wchan": "pid_wchan", "PID/syscall": "pid_syscall",
+    "PID/schedstat": "pid_schedstat", "PID/comm": "pid_comm", "PID/wchan": "pid_wchan", "PID/mountstats": "pid_mountstats", "PID/syscall": "pid_syscall",
     "PID/limits": "pid_limits", "PID/cgroup": "pid_cgroup", "PID/mountinfo": "pid_mountinfo",
     "mounts": "mounts", "PID/mounts": "mounts", "net/softnet_stat": "net_softnet_stat",
     "pressure/cpu": "pressure", "pressure/io": "pressure", "pressure/memory": "pressure",
