@@ -42,6 +42,7 @@ LIVE = {
     "/proc/self/wchan": "pid_wchan",
     "/proc/1/wchan": "pid_wchan",
     "/proc/self/mountstats": "pid_mountstats",
+    "/proc/zoneinfo": "zoneinfo",
     "/proc/self/syscall": "pid_syscall",
     "/proc/self/limits": "pid_limits",
     "/proc/self/cgroup": "pid_cgroup",

@@ -22,7 +22,7 @@ REQUIRED = {"net_dev", "smaps", "smaps_rollup", "maps", "status", "pid_stat", "s
             "net_sockstat6", "net_snmp6", "buddyinfo", "cgroups", "filesystems", "devices", "sys_fs_file_nr",
             "net_xfrm_stat", "net_tcp", "net_tcp6", "net_udp", "net_udp6", "net_unix", "net_arp",
             "cpuinfo", "schedstat", "consoles", "modules", "net_rpc_nfs", "net_rpc_nfsd", "pid_fdinfo", "slabinfo",
-            "pid_wchan", "pid_mountstats", "cpuinfo_s390", "cpuinfo_ppc"}
+            "pid_wchan", "pid_mountstats", "cpuinfo_s390", "cpuinfo_ppc", "zoneinfo"}
 
 
 def test_at_least_forty_grammars_ship():
