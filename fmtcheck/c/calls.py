@@ -9,7 +9,7 @@ from typing import Any
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import FREE, S32, U64, VOID, conv, usual
+from fmtcheck.c.types import FREE, S8, S32, U8, U64, VOID, conv, usual
 from fmtcheck.c.values import (
     MAX_STEPS,
     Expr,
@@ -25,6 +25,10 @@ from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel.macros import IDENTITY_CALLS
 from fmtcheck.kernel.primitives import PRIMITIVES
 from fmtcheck.kernel.seq_file import num_to_str
+
+
+# A pointer to bytes handed to an unknown call is taken as written by it (struct pointers are not yet).
+BYTE_POINTERS = frozenset({("ptr", U8), ("ptr", S8)})
 
 
 class CallCompiler:
@@ -102,6 +106,11 @@ class CallCompiler:
             values = [fn(f) for fn in fns]
             keys = [value_key(v, f, t, tx) for v, t, tx in zip(values, types, texts)]
             key = f"{name}({', '.join(keys)})"
+            for v, t in zip(values, types):
+                if isinstance(v, Free) and t in BYTE_POINTERS:
+                    # The callee may fill the buffer: what is printed from it afterwards depends
+                    # on this call too (memory_stat_format(memcg, buf, PAGE_SIZE); seq_puts(m, buf)).
+                    v.key = f"{v.key} after {key}"
             if any(isinstance(v, SeqHandle) for v in values):
                 f.ctx.out.opaque(key, where)
                 return 0

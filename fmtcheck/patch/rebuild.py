@@ -19,6 +19,7 @@ def assemble_function(name: str, pieces: list[Piece], file: str) -> Definition:
     out: list[bytes] = []
     gaps = 0
     depth = 0
+    opened = 0  # blocks opened inside the function whose opening line the patch does not show
     first = pieces[0]
     if first.depth_in > 0:
         header = first.header or f"static void {name}(void)".encode()
@@ -35,7 +36,8 @@ def assemble_function(name: str, pieces: list[Piece], file: str) -> Definition:
             out.append(b"}")
             depth -= 1
         while depth < target:
-            out.append(b"{")
+            out.append(hidden_block_opening(depth, opened))
+            opened += depth > 0
             depth += 1
         out += [line.text for line in piece.lines]
         depth = piece.depth_out
@@ -47,6 +49,20 @@ def assemble_function(name: str, pieces: list[Piece], file: str) -> Definition:
     problem = next((p.problem for p in pieces if p.problem), None)
     line = next((l.old_no or l.new_no or 0 for p in pieces for l in p.lines), 0)
     return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem)
+
+
+def hidden_block_opening(depth: int, index: int) -> bytes:
+    """The opening of a block whose first line lies in a hunk gap.
+
+    Inside a function such a block belongs to an `if`, `for`, `while`, `else` or `switch` the patch
+    does not show: its code may or may not run. It opens under a condition nothing defines, an input
+    shared by both sides (numbered in order, the same on both when the context is), so that an early
+    `return` shown inside it does not make the code after it unreachable on both sides and every
+    difference there invisible. Only the function body itself (depth 0) opens unconditionally.
+    """
+    if depth == 0:
+        return b"{"
+    return b"if (__fmtcheck_hidden_condition_%d) {" % index
 
 
 @dataclass
