@@ -12,7 +12,7 @@ diff --git a/net/demo/stats.c b/net/demo/stats.c
 index 1111111..2222222 100644
 --- a/net/demo/stats.c
 +++ b/net/demo/stats.c
-@@ -40,9 +40,8 @@ static int demo_pool_show(struct seq_file *m, void *p)
+@@ -40,8 +40,8 @@ static int demo_pool_show(struct seq_file *m, void *p)
  		return 0;
  	}
  
