@@ -137,8 +137,11 @@ resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 from fmtcheck.common.options import Options
 from fmtcheck.engine.verdict import verify_sources
 result = verify_sources(sys.argv[1], sys.argv[2], Options()).results[0]
-print(json.dumps({"verdict": result.verdict, "reason": result.reason,
-                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+# VmHWM is this program's own peak: ru_maxrss would also count the forking parent's pages,
+# which Linux carries across exec (a long serial pytest run is several hundred MB).
+with open("/proc/self/status") as status:
+    peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"verdict": result.verdict, "reason": result.reason, "peak_kb": peak_kb}))
 """
 
 
