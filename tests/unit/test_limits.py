@@ -65,8 +65,11 @@ except SystemExit as exc:
     status = exc.code if isinstance(exc.code, int) else 2
 sys.stdout.flush()
 sys.stderr.flush()
+# VmHWM, this program's own peak (ru_maxrss would count the forking pytest process too)
+with open("/proc/self/status") as status:
+    peak_kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
 with open(os.environ["FC_RUSAGE"], "w") as fh:
-    fh.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    fh.write(peak_kb)
 os._exit(status if isinstance(status, int) else 99)
 """
 
