@@ -66,8 +66,8 @@ except SystemExit as exc:
 sys.stdout.flush()
 sys.stderr.flush()
 # VmHWM, this program's own peak (ru_maxrss would count the forking pytest process too)
-with open("/proc/self/status") as status:
-    peak_kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+with open("/proc/self/status") as proc_status:
+    peak_kb = next(line.split()[1] for line in proc_status if line.startswith("VmHWM:"))
 with open(os.environ["FC_RUSAGE"], "w") as fh:
     fh.write(peak_kb)
 os._exit(status if isinstance(status, int) else 99)
