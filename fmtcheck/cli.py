@@ -73,6 +73,8 @@ def _search(p: argparse.ArgumentParser) -> None:
                    help="Hypothesis inputs tried per function when a rewrite is not proven (default 200)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of every search: same seed, same report (default 0)")
+    p.add_argument("--star-max", type=int, default=16, metavar="N",
+                   help="a '*' width or precision input ranges over 0..N (default 16)")
 
 
 def _fail_on(p: argparse.ArgumentParser) -> None:
@@ -207,6 +209,7 @@ def options_from(args: argparse.Namespace) -> Options:
         consumers=getattr(args, "consumers", False),
         base=getattr(args, "base", None),
         max_functions=getattr(args, "max_functions", 2000),
+        star_max=getattr(args, "star_max", 16),
     )
 
 

@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import FREE, S8, S32, U8, U64, VOID, conv, usual
+from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, usual
 from fmtcheck.c.values import (
     MAX_STEPS,
     Expr,
@@ -19,9 +19,11 @@ from fmtcheck.c.values import (
     Mem,
     Ptr,
     SeqHandle,
+    UndefinedBehaviour,
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
+from fmtcheck.kernel import lib
 from fmtcheck.kernel.macros import IDENTITY_CALLS
 from fmtcheck.kernel.primitives import PRIMITIVES
 from fmtcheck.kernel.seq_file import num_to_str
@@ -44,13 +46,15 @@ class CallCompiler:
         if cast_to is not None and len(args) == 1:
             return self._cast_to(cast_to, self.expr(args[0], scope), node, text)
         if name is None:
-            raise self.unsupported(node, "call through a function pointer")
+            return self._call_through_pointer(fnode, args, node, scope, text)
         if name in self.unit.functions:
             return self._call_defined(name, args, node, scope, text)
         if name in PRIMITIVES:
             from fmtcheck.c.outputs import compile_primitive
 
             return compile_primitive(self, name, args, node, scope, text)
+        if name in lib.PURE and len(args) == 1:
+            return self._pure_call(name, args[0], node, scope, text)
         builtin = getattr(self, "_builtin_" + name, None)
         if builtin is not None:
             return builtin(args, node, scope, text)
@@ -94,24 +98,40 @@ class CallCompiler:
 
         return Expr(call_defined, ret, text, node)
 
-    def _call_unknown(self, name, args, node, scope, text) -> Expr:
+    def _call_unknown(self, name, args, node, scope, text, callee: Callable[[Frame], str] | None = None) -> Expr:
+        """A call the input does not define: a pure function of its callee and argument values,
+        shared by both sides. If it receives the seq_file it is an output event (it may print),
+        unless it is one of the kernel's accessors that only read from the seq_file. A local
+        whose address it receives (`&len`) may be written: afterwards it holds a value that is a
+        function of the call, not of the local's name."""
+        outs = [self._out_param(a, scope) for a in args]
         arg_exprs = [self.expr(a, scope) for a in args]
         fns = [a.fn for a in arg_exprs]
         types = [a.type for a in arg_exprs]
         texts = [a.text for a in arg_exprs]
         hint = self.space.hint(text)
         where = self.where(node)
+        accessor = name in lib.SEQ_ACCESSORS
+        has_outs = any(o is not None for o in outs)
 
         def call_unknown(f: Frame) -> Any:
             values = [fn(f) for fn in fns]
-            keys = [value_key(v, f, t, tx) for v, t, tx in zip(values, types, texts)]
-            key = f"{name}({', '.join(keys)})"
+            keys = [("&_" if outs[k] is not None else value_key(v, f, types[k], texts[k]))
+                    for k, v in enumerate(values)]
+            key = f"{callee(f) if callee else name}({', '.join(keys)})"
+            if has_outs:
+                _write_outs(f, key, outs, values)
+            for k, v in enumerate(values):
+                if type(v) is LocalStruct:
+                    # the call may have filled it: its fields are now functions of the call
+                    v.key, v.zeroed = f"{key}->out{k}", False
+                    v.fields.clear()
             for v, t in zip(values, types):
                 if isinstance(v, Free) and t in BYTE_POINTERS:
                     # The callee may fill the buffer: what is printed from it afterwards depends
                     # on this call too (memory_stat_format(memcg, buf, PAGE_SIZE); seq_puts(m, buf)).
                     v.key = f"{v.key} after {key}"
-            if any(isinstance(v, SeqHandle) for v in values):
+            if not accessor and any(isinstance(v, SeqHandle) for v in values):
                 f.ctx.out.opaque(key, where)
                 return 0
             if hint is not None and hint[0] == "int":
@@ -119,6 +139,34 @@ class CallCompiler:
             return Free(key)
 
         return Expr(call_unknown, hint or FREE, text, node)
+
+    def _out_param(self, arg, scope) -> tuple[str, tuple] | None:
+        """(local name, its type) when an argument is the address of a scalar local."""
+        if arg.type != "pointer_expression" or arg.child_by_field_name("operator").text != b"&":
+            return None
+        inner = arg.child_by_field_name("argument")
+        if inner.type != "identifier":
+            return None
+        name = inner.text.decode("latin-1")
+        t = scope.get(name)
+        if t is None or t[0] in ("array", "struct"):
+            return None
+        return name, t
+
+    def _call_through_pointer(self, fnode, args, node, scope, text) -> Expr:
+        """`ops->show(m, v)`, `chip->irq_print_chip(d, p)`: an uninterpreted call keyed by the
+        callee's value (a path of the caller's data), or the input's own function it names."""
+        callee = self.expr(fnode, scope)
+        cfn = callee.fn
+        where = self.where(node)
+
+        def callee_key(f: Frame) -> str:
+            v = cfn(f)
+            if isinstance(v, Free):
+                return "(" + v.key + ")"
+            raise Inconclusive(where, f"call through '{callee.text}', which is not a function the code can name")
+
+        return self._call_unknown(None, args, node, scope, text, callee_key)
 
     # builtins the kernel provides and whose meaning is fixed
     def _builtin_num_to_str(self, args, node, scope, text):
@@ -243,3 +291,72 @@ class CallCompiler:
 
     _builtin_min_t = _builtin_min
     _builtin_max_t = _builtin_max
+
+    def _builtin_clamp(self, args, node, scope, text):
+        if len(args) != 3:
+            raise self.unsupported(node, "clamp takes 3 arguments")
+        exprs = [self.expr(a, scope) for a in args]
+        types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
+        t = usual(usual(types[0], types[1]), types[2])
+        fns = [e.fn for e in exprs]
+
+        def clamp(f: Frame) -> Any:
+            v, lo, hi = (conv(as_int(fn(f), f, types[k], exprs[k].text), t) for k, fn in enumerate(fns))
+            if isinstance(v, Sym) or isinstance(lo, Sym) or isinstance(hi, Sym):
+                raise NotProvable("clamp of an input")
+            return lib.clamp(v, lo, hi)
+
+        return Expr(clamp, t, text, node)
+
+    def _pure_call(self, name, arg, node, scope, text) -> Expr:
+        """A kernel library function of one integer (bit operations, hex digits): its value."""
+        bits, (rbits, rsigned), fn = lib.PURE[name]
+        e = self.expr(arg, scope)
+        at = ("int", bits, False)
+        rt = ("int", rbits, rsigned)
+        where = self.where(node)
+
+        def pure(f: Frame) -> Any:
+            v = as_int(e.fn(f), f, at, e.text)
+            if isinstance(v, Sym):
+                raise NotProvable(f"{name} of an input")
+            r = fn(conv(v, at))
+            if r is None:
+                raise UndefinedBehaviour(self.line(node), f"{name}({v}) is undefined") if name.startswith(
+                    "__builtin") else Inconclusive(where, f"{name}({v}) is undefined")
+            return conv(r, rt)
+
+        return Expr(pure, rt, text, node)
+
+    def _builtin_hex_byte_pack(self, args, node, scope, text, upper: bool = False):
+        """hex_byte_pack(buf, byte): two hex digits at buf, returns buf + 2."""
+        if len(args) != 2:
+            raise self.unsupported(node, "hex_byte_pack takes 2 arguments")
+        dst, val = self.expr(args[0], scope), self.expr(args[1], scope)
+        where = self.where(node)
+
+        def pack(f: Frame) -> Any:
+            p = dst.fn(f)
+            p = Ptr(p) if isinstance(p, Mem) else p
+            v = as_int(val.fn(f), f, U8, val.text)
+            if isinstance(v, Sym):
+                raise NotProvable("hex_byte_pack of an input")
+            if not isinstance(p, Ptr) or p.mem.readonly or p.off + 2 > len(p.mem.data) or p.off < 0:
+                raise Inconclusive(where, "hex_byte_pack into memory the code does not own")
+            p.mem.data[p.off:p.off + 2] = lib.hex_byte(v, upper)
+            return Ptr(p.mem, p.off + 2)
+
+        return Expr(pack, ("ptr", CHAR), text, node)
+
+    def _builtin_hex_byte_pack_upper(self, args, node, scope, text):
+        return self._builtin_hex_byte_pack(args, node, scope, text, upper=True)
+
+
+def _write_outs(f: Frame, key: str, outs: list, values: list) -> None:
+    """After an unknown call: each local it got the address of holds a value of the call."""
+    for k, out in enumerate(outs):
+        if out is None:
+            continue
+        name, t = out
+        out_key = f"{key}->out{k}"
+        f.vars[name] = f.ctx.inputs.int_input(out_key, t) if t[0] == "int" else Free(out_key)

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.kernel import macros as kernel_macros
 from fmtcheck.kernel.macros import ANNOTATIONS, ANNOTATIONS_WITH_ARGS, FOR_EACH
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
@@ -406,6 +407,7 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     if macros:
         text = b"".join(_Expander(macros).expand(tokenize(text)))
     text = _blank_annotations(text)
+    text = kernel_macros.rewrite(text)
     text = _rewrite_for_each(text)
     return Source(text, macros)
 

@@ -22,6 +22,7 @@ from fmtcheck.c.types import (
     conv,
     int_type,
     promote,
+    struct_sized,
     type_size,
 )
 from fmtcheck.c.values import (
@@ -34,9 +35,12 @@ from fmtcheck.c.values import (
     Mem,
     Ptr,
     SeqHandle,
+    address_of,
+    element,
+    member_of,
 )
 from fmtcheck.common.errors import Inconclusive, InputError
-from fmtcheck.kernel import constants
+from fmtcheck.kernel import constants, lib
 
 
 class ExpressionCompiler:
@@ -146,6 +150,9 @@ class ExpressionCompiler:
             return Expr(lambda f: value, t, name, node, value)
         if name in self.unit.functions:
             return Expr(lambda f: Free(name), FREE, name, node)
+        if name in lib.TABLES:
+            table = Mem(bytearray(lib.TABLES[name]), readonly=True)
+            return Expr(lambda f: table, ("array", CHAR, len(table.data)), name, node)
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
             key = name
             hint = self.space.hint(name) or U64
@@ -169,7 +176,7 @@ class ExpressionCompiler:
         def member(f: Frame) -> Any:
             obj = bfn(f)
             if isinstance(obj, Free):
-                return free_path(f, f"{obj.key}{op}{fname}", where)
+                return free_path(f, member_of(obj, op, fname).key, where)
             if isinstance(obj, LocalStruct):
                 if fname in obj.fields:
                     return obj.fields[fname]
@@ -181,8 +188,9 @@ class ExpressionCompiler:
                     return obj.fields[fname]
                 raise Inconclusive(where, f"seq_file member '{fname}' is not modelled")
             if isinstance(obj, SeqHandle):
-                if fname == "private":
-                    return Free("m->private")  # the show function's data, an input like any other
+                if fname not in lib.SEQ_BUFFER_MEMBERS:
+                    # file, private, index, poll_event, op...: the caller's data, an input like any other
+                    return Free(f"m->{fname}")
                 raise Inconclusive(where, f"direct access to seq_file member '{fname}' is not modelled")
             raise Inconclusive(where, f"member '{fname}' of a non-struct value")
 
@@ -203,7 +211,7 @@ class ExpressionCompiler:
             if isinstance(i, Sym):
                 raise NotProvable("an index depends on an input")
             if isinstance(obj, Free):
-                return free_path(f, f"{obj.key}[{i}]", where)
+                return free_path(f, element(obj, i).key, where)
             if isinstance(obj, list):
                 if not 0 <= i < len(obj):
                     raise Inconclusive(where, f"index {i} is outside the table")
@@ -231,6 +239,8 @@ class ExpressionCompiler:
         text = node.text.decode("latin-1")
         if tnode is not None:
             t = self._declared_type(tnode, tnode.child_by_field_name("declarator"))
+            if struct_sized(t):
+                return self._opaque_size(t, text, node)
             size = type_size(t)
         else:
             inner = vnode
@@ -246,9 +256,28 @@ class ExpressionCompiler:
                     size = type_size(e.type)
                 elif e.type[0] in ("int", "ptr"):
                     size = type_size(e.type)
+                elif struct_sized(e.type):
+                    return self._opaque_size(e.type, text, node)
                 else:
                     raise self.unsupported(node, f"sizeof of '{e.text}' whose type is not known")
         return Expr(lambda f: size, U64, text, node, size)
+
+    def _opaque_size(self, t: tuple, text: str, node) -> Expr:
+        """sizeof a struct the input does not define: a positive size shared by both sides,
+        named by the struct (an input, so no verdict depends on a made-up layout)."""
+        count = 1
+        while t[0] == "array":
+            count *= t[2]
+            t = t[1]
+        key = f"sizeof(struct {t[1]})"
+
+        def size(f: Frame) -> Any:
+            n = f.ctx.inputs.int_input(key, ("int", 32, False))
+            if type(n) is int:
+                n = max(n, 1)  # a struct has a positive size
+            return n * count if count != 1 else n
+
+        return Expr(size, U64, text, node)
 
     def _expr_cast_expression(self, node, scope):
         tnode = node.child_by_field_name("type")
@@ -304,7 +333,7 @@ class ExpressionCompiler:
             def address(f: Frame) -> Any:
                 v = afn(f)
                 if isinstance(v, Free):
-                    return Free("&" + v.key)
+                    return address_of(v)
                 if isinstance(v, LocalStruct):
                     return v
                 if isinstance(v, (Mem, Ptr)):
@@ -315,7 +344,7 @@ class ExpressionCompiler:
         def deref(f: Frame) -> Any:
             v = afn(f)
             if isinstance(v, Free):
-                return Free("*" + v.key)
+                return element(v, 0)
             if isinstance(v, Ptr):
                 et = v.mem.elem
                 size = type_size(et)

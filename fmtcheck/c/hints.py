@@ -13,18 +13,34 @@ from fmtcheck.c.types import CHAR_PTR
 class InputSpace:
     """What the two sides agree their inputs are: types inferred from how each path is used."""
 
-    def __init__(self) -> None:
+    def __init__(self, star_max: int = 16) -> None:
         self.hints: dict[str, tuple] = {}
         self.string_domains: dict[str, str] = {}
+        self.star_max = star_max
+        # undeclared paths used at two integer widths (`%u` here, a 64-bit primitive there):
+        # path -> (the narrower use, the wider use, where the wider one is)
+        self.width_conflicts: dict[str, tuple[tuple, tuple, str]] = {}
+        self.hint_sites: dict[str, str] = {}
 
     def hint(self, text: str) -> tuple | None:
         return self.hints.get(_norm(text))
 
-    def add_hint(self, text: str, t: tuple) -> None:
+    def add_hint(self, text: str, t: tuple, where: str = "") -> None:
         """The narrowest integer use wins (a `%u` says the value is 32-bit), whichever side it
-        is on, so the verdict does not depend on which side is called 'old'."""
+        is on, so the verdict does not depend on which side is called 'old'; uses at two widths
+        are remembered, since an equivalence found at the narrower one is not one for every type
+        the path may have. A `*` width argument ranges over 0..star_max."""
         key = _norm(text)
         have = self.hints.get(key)
+        self.hint_sites.setdefault(key, where)
+        if t[0] == "int" and len(t) > 3 and t[3] == "width":
+            self.hints[key] = t + (self.star_max,)
+            return
+        if have is not None and len(have) > 3 and have[3] == "width":
+            return
+        if have is not None and have[0] == t[0] == "int" and have[1] != t[1]:
+            narrow, wide = (have, t) if have[1] < t[1] else (t, have)
+            self.width_conflicts.setdefault(key, (narrow, wide, where or self.hint_sites.get(key, "")))
         if have is None or (have[0] == "int" and t[0] == "int" and (t[1], t[2]) < (have[1], have[2])):
             self.hints[key] = t
 
@@ -66,4 +82,4 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
                     space.add_string(text)
                     space.add_hint(text, CHAR_PTR)
                 elif kind is not None:
-                    space.add_hint(text, kind)
+                    space.add_hint(text, kind, f"{unit.where}:{unit.user_line(arg)}")

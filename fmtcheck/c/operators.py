@@ -8,7 +8,7 @@ from typing import Any, Callable
 from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
-from fmtcheck.c.values import CSeqFile, Expr, Frame, LocalStruct, Mem, Ptr, advance
+from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, advance
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -263,6 +263,8 @@ class OperatorCompiler:
             old = cfn(f)
             if isinstance(old, Ptr):
                 new: Any = Ptr(old.mem, old.off + delta * (type_size(old.mem.elem) if old.mem.elem[0] == "int" else 1))
+            elif isinstance(old, Free) and t[0] == "ptr":
+                new = advance(old, delta, "+" if delta > 0 else "-", current.text)  # ++k over the caller's array
             else:
                 new = conv(as_int(old, f, it or U64, current.text) + delta, it or U64)
             setter(f, new)

@@ -99,6 +99,10 @@ def directive_kind(d: vsprintf.Directive) -> Any:
     return None
 
 
+# the kind of a `*` width or precision argument: an int whose input range is 0..star_max
+STAR = ("int", 32, True, "width")
+
+
 def printf_kinds(fmt: bytes) -> list[Any]:
     """The kinds of the varargs a format consumes, in order."""
     kinds: list[Any] = []
@@ -108,9 +112,9 @@ def printf_kinds(fmt: bytes) -> list[Any]:
         if not isinstance(item, vsprintf.Directive) or item.conversion == "%":
             continue
         if item.width_star:
-            kinds.append(S32)
+            kinds.append(STAR)
         if item.precision_star:
-            kinds.append(S32)
+            kinds.append(STAR)
         kinds.append(directive_kind(item))
     return kinds
 
@@ -309,9 +313,6 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
     if fmt is None:
         raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
     items = vsprintf.parse_format(fmt)
-    for item in items:
-        if isinstance(item, vsprintf.Directive) and item.conversion == "p" and item.pointer_ext not in (b"", b"x", b"K"):
-            raise prog.unsupported(node, f"%p extension '{item.text.decode('latin-1')}' is not modelled")
     kinds = printf_kinds(fmt)
     values = args[2:]
     if len(values) < len(kinds):
@@ -341,6 +342,37 @@ class Step:
     precision_arg: int | None = None
     value_arg: int | None = None
     fast: bool = False  # plain "%Nd"/"%Nu"/"%Ns" with no flags: Python's % gives the same bytes
+    opaque: bool = False  # a %p extension printed as an opaque event (see opaque_pointer_key)
+
+
+def opaque_pointer_key(step: Step, values: list, where: str) -> str:
+    """`%-16pI4` of `&sk->addr` as the key of an output event: the directive as written (flags,
+    width, precision) with the values of `*` arguments, and the argument's value. Equal on both
+    sides exactly when both print the same extension of the same thing the same way; a difference
+    in anything else is a difference the model cannot render (inconclusive, never divergent)."""
+    d = step.directive
+    spec = d.text.decode("latin-1")
+    stars = [values[i] for i in (step.width_arg, step.precision_arg) if i is not None]
+    if any(isinstance(x, Sym) for x in stars):
+        raise NotProvable("a %p extension's width is an input")
+    if stars:
+        spec += "[" + ",".join(str(x) for x in stars) + "]"
+    return f"{spec}({_pointer_key(values[step.value_arg], where, spec)})"
+
+
+def _pointer_key(v: Any, where: str, spec: str) -> str:
+
+
+    if isinstance(v, Free):
+        return v.key
+    if type(v) is int:
+        return hex(v)
+    if isinstance(v, Sym):
+        raise NotProvable("a %p extension of an input")
+    if isinstance(v, (Mem, Ptr)):
+        p = v if isinstance(v, Ptr) else Ptr(v)
+        return f"local[{p.off}:{bytes(p.mem.data).hex()}]"
+    raise Inconclusive(where, f"{spec} of a local object is not modelled")
 
 
 def _printf_plan(items) -> tuple[Step, ...]:
@@ -365,7 +397,7 @@ def _printf_plan(items) -> tuple[Step, ...]:
         fast = (item.flags == 0 and not item.width_star and not item.precision_star
                 and item.precision is None and item.conversion in "diu" and item.bits >= 32
                 and (item.width is None or item.width <= vsprintf.MAX_FIELD))
-        plan.append(Step(None, item, width_arg, precision_arg, k, fast))
+        plan.append(Step(None, item, width_arg, precision_arg, k, fast, vsprintf.renders_opaque(item)))
         k += 1
     return tuple(plan)
 
@@ -384,6 +416,7 @@ class ConcreteOutput:
         self.seq = SeqFile(None)
         self.spans: list[tuple[int, int, str | None]] = []
         self.events: list[tuple[int, str]] = []
+        self.event_sites: dict[str, str] = {}  # event key -> where the call is
         self.ub: list[tuple[int, str]] = []
 
     @property
@@ -442,6 +475,9 @@ class ConcreteOutput:
             d = step.directive
             v = values[step.value_arg]
             start = len(buf)
+            if step.opaque:
+                self.opaque(opaque_pointer_key(step, values, where), where)
+                continue
             if step.fast and type(v) is int:
                 w = d.width
                 buf += (b"%*d" % (w, v)) if w is not None else (b"%d" % v)
@@ -455,6 +491,7 @@ class ConcreteOutput:
 
     def opaque(self, key: str, where: str) -> None:
         self.events.append((len(self.seq.buf), key))
+        self.event_sites.setdefault(key, where)
 
     def note_ub(self, line: int, what: str) -> None:
         if len(self.ub) < 8:
@@ -599,6 +636,9 @@ class TraceOutput:
                 continue
             d = step.directive
             v = values[step.value_arg]
+            if step.opaque:
+                self.opaque(opaque_pointer_key(step, values, where), where)
+                continue
             w = values[step.width_arg] if step.width_arg is not None else d.width
             p = values[step.precision_arg] if step.precision_arg is not None else d.precision
             if not isinstance(v, (Sym, SymStr)) and not isinstance(w, Sym) and not isinstance(p, Sym):

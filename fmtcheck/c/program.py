@@ -30,6 +30,7 @@ from fmtcheck.c.hints import InputSpace
 from fmtcheck.c.nodes import declarator_name, seq_file_names
 from fmtcheck.c.operators import OperatorCompiler
 from fmtcheck.c.statements import StatementCompiler
+from fmtcheck.c.tables import DataCompiler
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import BASE_TYPES, FREE, S32, S64, U64, conv
 from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Goto, Return, convert_arg
@@ -37,7 +38,7 @@ from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 from fmtcheck.kernel.primitives import PRIMITIVES
 
 
-class Program(StatementCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler):
+class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler):
     """The compiled functions of one side."""
 
     def __init__(self, unit: cfront.Unit, space: InputSpace, label: str) -> None:
@@ -50,11 +51,17 @@ class Program(StatementCompiler, ExpressionCompiler, OperatorCompiler, CallCompi
         self.seq_names = seq_file_names(unit)
         self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}
+        self.current_decl = None  # the declaration being compiled (for locations)
+        self.unknown_size: dict[str, str] = {}  # arrays sized by an expression the model cannot fold
         for decl in unit.globals:
             self._compile_global(decl)
 
     # -- locations ------------------------------------------------------------------------
     def where(self, node) -> str:
+        if node is None:
+            node = self.current_decl
+        if node is None:
+            return self.unit.where
         return f"{self.unit.where}:{self.unit.user_line(node)}"
 
     def line(self, node) -> int:
@@ -188,6 +195,7 @@ class Program(StatementCompiler, ExpressionCompiler, OperatorCompiler, CallCompi
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
                 t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
+            self.current_decl = decl
             try:
                 self.globals[name] = (self._initializer(t, init, {}, name), t)
             except Inconclusive as err:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fmtcheck.c import symbolic
+from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import row, symbolic_loop
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
@@ -20,7 +21,9 @@ from fmtcheck.c.values import (
     Goto,
     LocalStruct,
     Mem,
+    UNKNOWN_ARRAY_ELEMENTS,
     Return,
+    Unset,
 )
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 
@@ -121,6 +124,7 @@ class StatementCompiler:
             if not name:
                 continue
             t = self._declared_type(node, d)
+            self.current_decl = node
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             if t[0] == "array" and t[2] is None and init is not None:
                 if init.type in ("string_literal", "concatenated_string"):
@@ -154,7 +158,7 @@ class StatementCompiler:
         if init is None:
             if t[0] == "int":
                 return lambda f: 0
-            return lambda f: Free(name)
+            return lambda f: Unset(name)
         e = self.expr(init, scope)
         fn = e.fn
         if t[0] == "int":
@@ -179,6 +183,8 @@ class StatementCompiler:
             size = n if n is not None else len(data)
             content = bytearray(data[:size].ljust(size, b"\x00"))
             return lambda f: Mem(bytearray(content), elem=elem)
+        if init is not None and init.type == "initializer_list" and elem[0] == "struct" and elem[1] != "seq_file":
+            return self._struct_table(elem, init, scope, n if n is not None else len(init.named_children))
         if init is not None and init.type == "initializer_list":
             items = [self.expr(c, scope) for c in init.named_children if c.type != "comment"]
             size = n if n is not None else len(items)
@@ -202,7 +208,13 @@ class StatementCompiler:
 
             return make_list
         if n is None:
-            raise self.unsupported(init if init is not None else None, f"array {name} has no size")
+            size_text = _array_size_text(self.current_decl, name)
+            if size_text is None:
+                raise self.unsupported(init, f"array {name} has no size")
+            # sized by a macro the input does not define: room for any index the code stores at;
+            # an access past it, or a sizeof, is inconclusive and names the array
+            self.unknown_size[name] = size_text
+            n = UNKNOWN_ARRAY_ELEMENTS
         if n < 0:
             raise Inconclusive(name, f"array {name} has a negative size ({n})")
         if n * esize > MAX_LOCAL_ARRAY:
@@ -279,13 +291,19 @@ class StatementCompiler:
         body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
         setter = self.lvalue(iterator, scope)[1] if iterator is not None and iterator.type in (
             "identifier", "field_expression") else None
-        others = ",".join(a.text.decode("latin-1") for a in rest[1:])
-        loop_key = f"{macro}({others})" if others else macro
+        key_parts = [self._loop_key_part(a, scope) for a in rest[1:]]
+        # further cursor variables (`for_each_vma(vmi, vma)`): locals with no value yet
+        cursors = [(j, a.text.decode("latin-1")) for j, a in enumerate(rest[1:], 1)
+                   if a.type == "identifier" and a.text.decode("latin-1") in scope]
         step = self._step(node)
 
         iterator_name = iterator.text.decode("latin-1") if iterator is not None and iterator.type == "identifier" else None
 
         def run_each(f: Frame) -> Any:
+            unset = [(j, name) for j, name in cursors if type(f.vars.get(name)) is Unset]
+            skip = {j for j, _ in unset}
+            others = ",".join("_" if j in skip else part(f) for j, part in enumerate(key_parts, 1))
+            loop_key = f"{macro}({others})" if key_parts else macro
             count = f.ctx.inputs.loop_count(loop_key)
             if count is symbolic.SYMBOLIC_LOOP:
                 return symbolic_loop(f, loop_key, body, setter, iterator_name, per_cpu, step)
@@ -293,6 +311,8 @@ class StatementCompiler:
                 step(f)
                 if setter is not None:
                     setter(f, k if per_cpu else Free(f"{loop_key}[{k}]"))
+                for j, name in unset:
+                    f.vars[name] = Free(f"{loop_key}[{k}]#{j}")
                 r = body(f)
                 if r is not None and r is not CONTINUE:
                     return None if r is BREAK else r
@@ -397,3 +417,14 @@ class StatementCompiler:
 
     def _stmt_struct_specifier(self, node, scope):
         return None
+
+
+def _array_size_text(decl, name: str) -> str | None:
+    """The size expression of array `name` in a declaration, as written."""
+    if decl is None:
+        return None
+    for n in cfront.walk(decl):
+        if n.type == "array_declarator" and declarator_name(n) == name:
+            size = n.child_by_field_name("size")
+            return size.text.decode("latin-1") if size is not None else None
+    return None

@@ -94,6 +94,13 @@ def conv(v: Any, t: tuple) -> Any:
     raise TypeError(v)
 
 
+def struct_sized(t: tuple) -> bool:
+    """A struct, or an array of known length of structs, whose size only the kernel knows."""
+    while t[0] == "array" and t[2] is not None:
+        t = t[1]
+    return t[0] == "struct" and t[1] not in ("?", "seq_file")
+
+
 def type_size(t: tuple) -> int:
     kind = t[0]
     if kind == "int":

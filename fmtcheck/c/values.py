@@ -4,6 +4,7 @@ control-flow signals, frames and the bounds that keep a run finite.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -29,6 +30,9 @@ MAX_CALL_DEPTH = 48
 
 
 MAX_LOCAL_ARRAY = 1 << 20
+
+# elements of a local array sized by a macro the input does not define (see StatementCompiler)
+UNKNOWN_ARRAY_ELEMENTS = 256
 
 
 class Mem:
@@ -72,6 +76,13 @@ class Free:
 
     def __repr__(self) -> str:
         return f"Free({self.key})"
+
+
+class Unset(Free):
+    """A pointer local not yet given a value: named by its position, never by its name, so that
+    renaming a local changes nothing (an iterator macro gives it a value per iteration)."""
+
+    __slots__ = ()
 
 
 class LocalStruct:
@@ -219,6 +230,54 @@ class Expr:
     const: Any = None  # a compile-time value, when known
 
 
+# One name per object of the caller's data, whichever way the code reaches it: `p->f`,
+# `p[0].f`, `(*p).f` and `(p + 0)->f` are the same input, `(p + 2)->f` and `p[2].f` too.
+_ELEMENT_KEY = re.compile(r"(.*)\[(-?\d+)\]")
+
+
+def pointer_parts(key: str) -> tuple[str, int]:
+    """A pointer key as (array, index): `&a[2]` is (a, 2), any other pointer (key, 0)."""
+    if key.startswith("&"):
+        m = _ELEMENT_KEY.fullmatch(key[1:])
+        if m:
+            return m.group(1), int(m.group(2))
+    return key, 0
+
+
+def element(p: Free, i: int) -> Free:
+    base, j = pointer_parts(p.key)
+    return Free(f"{base}[{j + i}]")
+
+
+def member_of(obj: Free, op: str, name: str) -> Free:
+    if op == "->":
+        base, j = pointer_parts(obj.key)
+        return Free(f"{base}->{name}") if j == 0 else Free(f"{base}[{j}].{name}")
+    m = _ELEMENT_KEY.fullmatch(obj.key)
+    if m and m.group(2) == "0":
+        return Free(f"{m.group(1)}->{name}")
+    return Free(f"{obj.key}.{name}")
+
+
+def address_of(v: Free) -> Free:
+    m = _ELEMENT_KEY.fullmatch(v.key)
+    if m:
+        return Free(m.group(1)) if m.group(2) == "0" else Free(f"&{v.key}")
+    return Free("&" + v.key)
+
+
+MAX_CHAIN = 4
+_LINK = re.compile(r"(->\w+)\1*\Z")
+
+
+def chain_depth(key: str) -> int:
+    """How many times the last member repeats at the end of a path (`h->next->next`: 2)."""
+    m = _LINK.search(key)
+    if not m:
+        return 0
+    return len(m.group(0)) // len(m.group(1))
+
+
 def advance(p: Any, n: Any, op: str, where: str) -> Any:
     """A pointer moved by n elements of its array."""
     if isinstance(n, Sym):
@@ -229,7 +288,9 @@ def advance(p: Any, n: Any, op: str, where: str) -> Any:
         elem = p.mem.elem
         return Ptr(p.mem, p.off + n * (type_size(elem) if elem[0] == "int" else 1))
     if isinstance(p, Free):
-        return Free(f"({p.key}{op}{abs(n)})")
+        base, j = pointer_parts(p.key)
+        j += n  # n is signed already
+        return Free(base) if j == 0 else Free(f"&{base}[{j}]")
     raise Inconclusive(where, "pointer arithmetic on a non-pointer")
 
 

@@ -37,3 +37,5 @@ class Options:
     max_functions: int = 2000
     # the symbolic proof runs first; off, the search alone decides (its own tests and benchmarks)
     proof: bool = True
+    # a `*` width or precision argument the code does not compute ranges over 0..star_max
+    star_max: int = 16

@@ -27,6 +27,33 @@ class Outcome:
         return self.old.data == self.new.data and self.old.events == self.new.events
 
 
+def unshared_call(outcome: Outcome) -> tuple[str, str] | None:
+    """(call, where) when the difference may be nothing but the output of an unknown call that
+    receives the seq_file, else None.
+
+    Such a call may print or not. A difference is realizable from what both sides share only if
+    it shows before the two sides' sequences of these calls part (same calls, same arguments, at
+    the same byte offsets up to there): whatever the calls print, it is then the same text at the
+    same places on both sides, and the differing byte stays. A difference after the sequences part
+    (a call moved, or made by one side only) could be the call's own output."""
+    old_events, new_events = outcome.old.events, outcome.new.events
+    if old_events == new_events:
+        return None
+    k = next((i for i, (a, b) in enumerate(zip(old_events, new_events)) if a != b),
+             min(len(old_events), len(new_events)))
+    parted = min(ev[0] for ev in (old_events[k:k + 1] + new_events[k:k + 1]))
+    if outcome.old.data != outcome.new.data and first_difference(outcome.old.data, outcome.new.data) < parted:
+        return None
+    parts = []
+    for events, sites in ((old_events, outcome.old.event_sites), (new_events, outcome.new.event_sites)):
+        if k < len(events):
+            parts.append((events[k][1], sites.get(events[k][1], "call")))
+    if len(parts) == 2 and parts[0][0] != parts[1][0]:
+        return f"{parts[0][0]} ({parts[0][1]}) or {parts[1][0]} ({parts[1][1]})", parts[0][1]
+    # (the reason names both, so a reader sees which two outputs the model could not compare)
+    return parts[0]
+
+
 def _event_divergence(outcome: Outcome, aliases: dict[str, str]) -> Divergence:
     """Same bytes, but the opaque output events (calls that print what the model cannot see)
     differ in order, arguments or position: the outputs can differ, so this is a divergence."""

@@ -36,6 +36,8 @@ _DEFAULT_STR = {"ifname": b"eth0", "comm": b"cat", "text": b"abc"}
 
 
 def type_range(t: tuple) -> tuple[int, int]:
+    if len(t) > 4 and t[3] == "width":
+        return 0, t[4]  # a `*` width or precision: 0..star_max (Options.star_max)
     bits, signed = t[1], t[2]
     if signed:
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1

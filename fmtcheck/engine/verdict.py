@@ -28,7 +28,7 @@ from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, Limi
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result
-from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.engine.compare import Outcome, describe, line_labels, unshared_call
 from fmtcheck.engine import paths
 from fmtcheck.engine.fastpath import Fallback, compile_trace
 from fmtcheck.engine.budget import WorkBudget
@@ -170,7 +170,7 @@ class Side:
 def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
           options: Options, subject: str) -> Result:
     """The verdict on one pair of functions."""
-    space = InputSpace()
+    space = InputSpace(options.star_max)
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
     try:
@@ -227,6 +227,9 @@ class Runner:
                 if ptype in (("ptr", ("struct", "seq_file")), ("struct", "seq_file")):
                     args.append(ctx.seq)
                 elif ptype[0] == "int":
+                    hint = side.program.space.hint(pname)
+                    if hint is not None and len(hint) > 4 and hint[3] == "width":
+                        ptype = hint  # `int prec` used as a `*` width: 0..star_max
                     args.append(inputs.int_input(pname, ptype))
                 else:
                     args.append(Free(pname))
@@ -404,13 +407,24 @@ class Runner:
         covered = classes_covered(self.kinds)
         if self.hypothesis_cases:
             covered.append(f"{self.hypothesis_cases} Hypothesis-generated vectors (seed {options.seed})")
-        if self.divergent:
+        realizable, hanging = _realizable(self.divergent)
+        if not realizable and hanging is not None:
+            return _hanging_result(result, hanging)
+        if realizable:
             result.verdict = "divergent"
-            result.divergences = self.report(self.divergent)
+            result.divergences = self.report(realizable)
             result.extra["decided_by"] = self.decided_by
             if self.more_lines:
                 result.notes.append(f"{self.more_lines} more differing line(s) not shown")
             return result
+        ambiguous = self.undeclared_width()
+        if ambiguous is not None:
+            result.verdict, result.reason = "inconclusive", ambiguous
+            return result
+        stars = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "width")
+        if stars:
+            result.notes.append(f"'*' width/precision input(s) {', '.join(stars)} range over 0..{options.star_max}"
+                                f" (--star-max)")
         if proven:
             result.method = "proven"
             result.classes = covered
@@ -442,6 +456,20 @@ class Runner:
             result.classes.append(f"{sites} condition(s) over the inputs each true, false and at its boundary")
         result.extra["decided_by"] = "search"
         return result
+
+    def undeclared_width(self) -> str | None:
+        """Why equivalence is not established for every type an undeclared input may have."""
+        space = self.old.program.space
+        params = {p for p, _ in self.old.params} | {p for p, _ in self.new.params}
+        for key in self.kinds:
+            conflict = space.width_conflicts.get(_norm_key(key))
+            if conflict is None or key in params:
+                continue
+            narrow, wide, where = conflict
+            return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
+                    f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
+                    f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
+        return None
 
     def _learn_kinds(self, inputs) -> None:
         for k, v in inputs.kinds.items():
@@ -585,3 +613,35 @@ def _kind_of(value: Any) -> tuple:
 
 def _size(outcome: Outcome) -> tuple[int, int]:
     return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
+
+
+def _norm_key(key: str) -> str:
+    return "".join(key.split())
+
+
+def _realizable(divergent: list[Outcome]) -> tuple[list[Outcome], tuple[str, str] | None]:
+    """The divergent cases whose difference is realizable whatever the unknown printing calls
+    print, and the call the first of the others hangs on."""
+    kept: list[Outcome] = []
+    hanging: tuple[str, str] | None = None
+    for outcome in divergent:
+        call = unshared_call(outcome)
+        if call is None:
+            kept.append(outcome)
+        elif hanging is None:
+            hanging = call
+    return kept, hanging
+
+
+def _hanging_result(result: Result, hanging: tuple[str, str]) -> Result:
+    """Inconclusive: the outputs differ only where an unknown printing call may print."""
+    call, where = hanging
+    result.verdict = "inconclusive"
+    if ") or " in call:
+        result.reason = (f"{where}: the outputs differ only in what {call} print(s), which the model "
+                         f"cannot render or compare")
+    else:
+        what = f"the call through a function pointer {call}" if call.startswith("(") else f"the call {call}"
+        result.reason = (f"{where}: the outputs differ only where {what} may print: it receives the "
+                         f"seq_file, is not modelled, and is not made the same way on both sides")
+    return result

@@ -489,6 +489,13 @@ def _render_pointer(d: Directive, value: Any, flags: int, field: int, shown: int
     return _hashed_pointer(value, flags, field, shown)  # plain, K, e of a normal pointer, unknown
 
 
+def renders_opaque(d: Directive) -> bool:
+    """A %p extension whose text needs kernel data (symbol names, addresses, bitmaps, dentries):
+    the model prints it as an opaque output event keyed by the directive and its argument."""
+    selector = d.pointer_ext[:1]
+    return d.conversion == "p" and bool(selector) and selector[0] in _UNMODELLED_POINTER_EXTENSIONS
+
+
 def _hashed_pointer(value: Any, flags: int, field: int, shown: int | None) -> bytes:
     """Plain %p: NULL and error pointers print their raw value; anything else a 32-bit hash."""
     if _is_symbolic_pointer(value):

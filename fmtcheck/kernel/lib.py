@@ -1,0 +1,126 @@
+"""The kernel library that output code calls, with its real meaning (lib/hexdump.c, bitops,
+log2.h, minmax.h, seq_file.h accessors).
+
+Why: a rewrite that uses `hex_asc[x & 0xf]` or `__builtin_clzll(v)` must be judged with what these
+are, not as free inputs; a table entry taken as an input lets the two sides disagree about the
+kernel's own constants and gives wrong-way verdicts. What is here is a fact about the kernel, the
+same in every release fmtcheck models; what is not here stays an uninterpreted function.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+# lib/hexdump.c
+HEX_ASC = b"0123456789abcdef"
+HEX_ASC_UPPER = b"0123456789ABCDEF"
+TABLES: dict[str, bytes] = {"hex_asc": HEX_ASC + b"\0", "hex_asc_upper": HEX_ASC_UPPER + b"\0"}
+
+# accessors that receive the seq_file only to read from it: values, never output events
+SEQ_ACCESSORS = frozenset({
+    "seq_user_ns", "seq_file_net", "seq_file_single_net", "pde_data", "PDE_DATA", "seq_file_inode",
+    "file_inode", "single_open_net_private", "seq_private", "net_generic",
+})
+# members of struct seq_file that hold the buffer state (modelled by the primitives, not inputs)
+SEQ_BUFFER_MEMBERS = frozenset({"buf", "size", "count", "from", "pad_until", "read_pos", "lock"})
+
+
+def _bits(x: int, width: int) -> int:
+    return x & ((1 << width) - 1)
+
+
+def clz(x: int, width: int) -> int | None:
+    """__builtin_clz*: undefined for 0 (None: the caller decides)."""
+    x = _bits(x, width)
+    return None if x == 0 else width - x.bit_length()
+
+
+def ctz(x: int, width: int) -> int | None:
+    x = _bits(x, width)
+    return None if x == 0 else (x & -x).bit_length() - 1
+
+
+def fls(x: int, width: int) -> int:
+    """fls/fls64: 1-based index of the most significant set bit, 0 for 0."""
+    return _bits(x, width).bit_length()
+
+
+def ffs(x: int, width: int) -> int:
+    """ffs: 1-based index of the least significant set bit, 0 for 0."""
+    x = _bits(x, width)
+    return (x & -x).bit_length()
+
+
+def ilog2(x: int) -> int | None:
+    """ilog2: undefined for 0 (the kernel's is -1 at run time for a variable; None here)."""
+    x = _bits(x, 64)
+    return None if x == 0 else x.bit_length() - 1
+
+
+def popcount(x: int, width: int) -> int:
+    return bin(_bits(x, width)).count("1")
+
+
+def hex_asc_lo(x: int) -> int:
+    return HEX_ASC[x & 0x0F]
+
+
+def hex_asc_hi(x: int) -> int:
+    return HEX_ASC[(x & 0xF0) >> 4]
+
+
+def hex_asc_upper_lo(x: int) -> int:
+    return HEX_ASC_UPPER[x & 0x0F]
+
+
+def hex_asc_upper_hi(x: int) -> int:
+    return HEX_ASC_UPPER[(x & 0xF0) >> 4]
+
+
+def roundup_pow_of_two(x: int) -> int | None:
+    x = _bits(x, 64)
+    return None if x == 0 else 1 << (x - 1).bit_length()
+
+
+# name -> (argument bits, result (bits, signed), function of the argument); None = undefined
+PURE: dict[str, tuple[int, tuple[int, bool], Callable[[int], int | None]]] = {
+    "__builtin_clz": (32, (32, True), lambda x: clz(x, 32)),
+    "__builtin_clzl": (64, (32, True), lambda x: clz(x, 64)),
+    "__builtin_clzll": (64, (32, True), lambda x: clz(x, 64)),
+    "__builtin_ctz": (32, (32, True), lambda x: ctz(x, 32)),
+    "__builtin_ctzl": (64, (32, True), lambda x: ctz(x, 64)),
+    "__builtin_ctzll": (64, (32, True), lambda x: ctz(x, 64)),
+    "__builtin_popcount": (32, (32, True), lambda x: popcount(x, 32)),
+    "__builtin_popcountl": (64, (32, True), lambda x: popcount(x, 64)),
+    "__builtin_popcountll": (64, (32, True), lambda x: popcount(x, 64)),
+    "hweight8": (8, (32, False), lambda x: popcount(x, 8)),
+    "hweight16": (16, (32, False), lambda x: popcount(x, 16)),
+    "hweight32": (32, (32, False), lambda x: popcount(x, 32)),
+    "hweight64": (64, (32, False), lambda x: popcount(x, 64)),
+    "hweight_long": (64, (32, False), lambda x: popcount(x, 64)),
+    "fls": (32, (32, True), lambda x: fls(x, 32)),
+    "fls64": (64, (32, True), lambda x: fls(x, 64)),
+    "fls_long": (64, (32, True), lambda x: fls(x, 64)),
+    "__fls": (64, (64, False), lambda x: None if _bits(x, 64) == 0 else fls(x, 64) - 1),
+    "ffs": (32, (32, True), lambda x: ffs(x, 32)),
+    "__ffs": (64, (64, False), lambda x: None if _bits(x, 64) == 0 else ffs(x, 64) - 1),
+    "ilog2": (64, (32, True), ilog2),
+    "order_base_2": (64, (32, True), lambda x: 0 if _bits(x, 64) <= 1 else (_bits(x, 64) - 1).bit_length()),
+    "roundup_pow_of_two": (64, (64, False), roundup_pow_of_two),
+    "is_power_of_2": (64, (8, False), lambda x: int(_bits(x, 64) != 0 and _bits(x, 64) & (_bits(x, 64) - 1) == 0)),
+    "hex_asc_lo": (8, (8, True), hex_asc_lo),
+    "hex_asc_hi": (8, (8, True), hex_asc_hi),
+    "hex_asc_upper_lo": (8, (8, True), hex_asc_upper_lo),
+    "hex_asc_upper_hi": (8, (8, True), hex_asc_upper_hi),
+}
+
+
+def hex_byte(x: int, upper: bool = False) -> bytes:
+    """hex_byte_pack / hex_byte_pack_upper: the two hex digits of a byte, high first."""
+    table = HEX_ASC_UPPER if upper else HEX_ASC
+    return bytes((table[(x >> 4) & 0xF], table[x & 0xF]))
+
+
+def clamp(v: int, lo: int, hi: int) -> int:
+    """minmax.h clamp(): min(max(v, lo), hi)."""
+    return min(max(v, lo), hi)
