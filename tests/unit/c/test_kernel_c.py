@@ -101,7 +101,8 @@ HEX_OLD = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%02x:%llu\\n", f->b & 0
 HEX_NEW = show('\tstruct foo *f = v;\n\tchar buf[4];\n\tunsigned long long n = f->n;\n'
                '\tint digits = n ? 64 - __builtin_clzll(n) : 0;\n\n'
                '\tbuf[0] = hex_asc[(f->b >> 4) & 0xf];\n\tbuf[1] = hex_asc_lo(f->b);\n\tbuf[2] = \':\';\n'
-               '\tbuf[3] = 0;\n\tseq_puts(m, buf);\n\tif (digits >= 0)\n\t\tseq_put_decimal_ull(m, "", n);\n'
+               '\tbuf[3] = 0;\n\tseq_puts(m, buf);\n\tif (digits)\n\t\tseq_put_decimal_ull(m, "", n);\n'
+               '\telse\n\t\tseq_putc(m, \'0\');\n'
                '\tseq_putc(m, \'\\n\');\n')
 
 
