@@ -99,10 +99,11 @@ def test_fail_on_option_and_marker(workdir: pytest.Pytester) -> None:
 
 def test_inconclusive_is_xfail_unless_strict(workdir: pytest.Pytester) -> None:
     body = """
-        SRC = 'seq_printf(m, "%pI4\\\\n", &addr);'
+        OLD = 'seq_printf(m, "%pI4\\\\n", &addr);'
+        NEW = 'seq_printf(m, "%pI6c\\\\n", &addr);'
 
         def test_peer(fmtcheck):
-            fmtcheck.verify(SRC, SRC)
+            fmtcheck.verify(OLD, NEW)
     """
     result = _run(workdir, body, "-rx")
     result.assert_outcomes(xfailed=1)
