@@ -417,7 +417,7 @@ class Runner:
             if self.more_lines:
                 result.notes.append(f"{self.more_lines} more differing line(s) not shown")
             return result
-        ambiguous = self.undeclared_width()
+        ambiguous = undeclared_width(self)
         if ambiguous is not None:
             result.verdict, result.reason = "inconclusive", ambiguous
             return result
@@ -456,20 +456,6 @@ class Runner:
             result.classes.append(f"{sites} condition(s) over the inputs each true, false and at its boundary")
         result.extra["decided_by"] = "search"
         return result
-
-    def undeclared_width(self) -> str | None:
-        """Why equivalence is not established for every type an undeclared input may have."""
-        space = self.old.program.space
-        params = {p for p, _ in self.old.params} | {p for p, _ in self.new.params}
-        for key in self.kinds:
-            conflict = space.width_conflicts.get(_norm_key(key))
-            if conflict is None or key in params:
-                continue
-            narrow, wide, where = conflict
-            return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
-                    f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
-                    f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
-        return None
 
     def _learn_kinds(self, inputs) -> None:
         for k, v in inputs.kinds.items():
@@ -645,3 +631,18 @@ def _hanging_result(result: Result, hanging: tuple[str, str]) -> Result:
         result.reason = (f"{where}: the outputs differ only where {what} may print: it receives the "
                          f"seq_file, is not modelled, and is not made the same way on both sides")
     return result
+
+
+def undeclared_width(runner: "Runner") -> str | None:
+    """Why equivalence is not established for every type an undeclared input may have."""
+    space = runner.old.program.space
+    params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
+    for key in runner.kinds:
+        conflict = space.width_conflicts.get(_norm_key(key))
+        if conflict is None or key in params:
+            continue
+        narrow, wide, where = conflict
+        return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
+                f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
+                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
+    return None
