@@ -49,7 +49,8 @@ def test_per_cpu_rewrite_that_loses_the_last_separator_is_divergent_at_zero_cpus
     result = judge(*cpu_row(0, lose_separator=True))
     assert result.verdict == "divergent"
     div = result.divergences[0]
-    assert (div.expected, div.actual) == (b"  0: ", b"  0:")
+    # the row's `%*d` width is an input in 0..--star-max: the smallest counterexample may pad less
+    assert div.expected.endswith(b"0: ") and div.actual == div.expected[:-1], (div.expected, div.actual)
     assert div.counterexample["for_each_online_cpu"] == 0, div.counterexample
 
 
