@@ -81,7 +81,7 @@ def usual(a: tuple, b: tuple) -> tuple:
 
 def conv(v: Any, t: tuple) -> Any:
     """Convert a value to integer type t (truncate, sign-extend; bool is 0 or 1)."""
-    if len(t) > 3:
+    if len(t) > 3 and t[3] == "bool":
         return 1 if v else 0
     if type(v) is int:
         bits = t[1]
