@@ -27,7 +27,12 @@ from typing import Iterator
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
-from fmtcheck.kernel.macros import ANNOTATIONS, ANNOTATIONS_WITH_ARGS, FOR_EACH
+from fmtcheck.kernel.macros import (
+    ANNOTATIONS,
+    ANNOTATIONS_WITH_ARGS,
+    FOR_EACH,
+    matching_paren,
+)
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 MAX_EXPANSION_BYTES = 1024 * 1024
@@ -322,7 +327,7 @@ def _blank_annotations(text: bytes) -> bytes:
     for m in ANNOTATIONS_WITH_ARGS.finditer(text):
         if m.start() < pos:
             continue
-        end = _matching_paren(text, m.end() - 1)
+        end = matching_paren(text, m.end() - 1)
         if end is None:
             continue
         out += text[pos:m.start()]
@@ -330,30 +335,6 @@ def _blank_annotations(text: bytes) -> bytes:
         pos = end + 1
     out += text[pos:]
     return bytes(out)
-
-
-def _matching_paren(text: bytes, open_pos: int) -> int | None:
-    depth = 0
-    i = open_pos
-    in_str: int | None = None
-    while i < len(text):
-        c = text[i]
-        if in_str is not None:
-            if c == 0x5C:
-                i += 2
-                continue
-            if c == in_str:
-                in_str = None
-        elif c in (0x22, 0x27):
-            in_str = c
-        elif c == 0x28:
-            depth += 1
-        elif c == 0x29:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
 
 
 def _rewrite_for_each(text: bytes) -> bytes:
@@ -367,7 +348,7 @@ def _rewrite_for_each(text: bytes) -> bytes:
         # only at statement position: after ';', '{', '}', ')' (an if/else head) or 'else' or start
         if before and not (before.endswith((b";", b"{", b"}", b")", b":")) or before.endswith(b"else")):
             continue
-        close = _matching_paren(text, m.end() - 1)
+        close = matching_paren(text, m.end() - 1)
         if close is None:
             continue
         name = m.group(1)
