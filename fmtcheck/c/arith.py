@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fmtcheck.c import symbolic
-from fmtcheck.c.coverage import input_reads
+from fmtcheck.c.coverage import input_reads, reads_before
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import S32, U64, conv, promote, usual
 from fmtcheck.c.values import (
@@ -98,7 +98,7 @@ def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
         if type(a) is int and type(b) is int and not (
                 unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<=")))):
             coverage.observe(site, text, bool(result), None, reads[start:] if reads else [], (a, b),
-                             reads[:start] if reads else None)
+                             reads_before(reads, start) if reads else None)
         return result
 
     return observed

@@ -132,7 +132,11 @@ class CallCompiler:
                     # on this call too (memory_stat_format(memcg, buf, PAGE_SIZE); seq_puts(m, buf)).
                     v.key = f"{v.key} after {key}"
             if not accessor and any(isinstance(v, SeqHandle) for v in values):
+                # it may print: an output event; what it returns is still a function of the call
+                # (`memcg = mem_cgroup_from_seq(m); ... memcg->oom_group`), not a fixed 0
                 f.ctx.out.opaque(key, where)
+                if hint is None or hint[0] != "int":
+                    return Free(key)
                 return 0
             if hint is not None and hint[0] == "int":
                 return f.ctx.inputs.int_input(key, hint)

@@ -16,6 +16,7 @@ from typing import Any
 
 MAX_SITES = 4096  # conditions tracked per side; more are left to the case budget
 MAX_SITE_KEYS = 8  # input keys remembered per condition, to aim cases at it
+RECENT_READS = 64 * MAX_SITE_KEYS  # how far back the reads before a comparison of locals are looked at
 
 
 class Site:
@@ -105,12 +106,20 @@ class Coverage:
 
 def _last_distinct(reads: list[str], n: int) -> list[str]:
     out: list[str] = []
-    for key in reversed(reads[-64 * n:]):
+    for key in reversed(reads[-RECENT_READS:]):
         if key not in out:
             out.append(key)
             if len(out) == n:
                 break
     return out
+
+
+def reads_before(reads: list[str] | None, start: int) -> list[str] | None:
+    """The reads before `start` that `observe` may look at: a bounded window, so a loop that
+    compares at every iteration does not copy the whole (growing) log each time."""
+    if reads is None:
+        return None
+    return reads[max(0, start - RECENT_READS):start]
 
 
 def input_reads(inputs: Any) -> list[str] | None:
