@@ -16,7 +16,10 @@ Three pieces:
   patch file into a `PatchFile` whose items are the functions the patch touches
   (``0001-x.patch::net/core/net-procfs.c:dev_seq_printf_stats``): equivalent passes, divergent
   fails with the report, nothing-to-check is skipped, inconclusive is xfail (fails with
-  ``--fmtcheck-strict``), unreadable input is one failing item;
+  ``--fmtcheck-strict``), unreadable input is one failing item. Collection only reads and
+  rebuilds the patches (`fmtcheck.patch.plan.plan_jobs`); each item runs the engine in its own
+  ``runtest``, so ``-n N`` splits the judging and durations and junit times are the judging times.
+  ``--fmtcheck-tree DIR`` (ini ``fmtcheck_tree``) gives the kernel tree the patches apply to;
 - options and the ``fmtcheck`` marker that choose the seed, the example budget, ``fail_on`` and
   strictness. Seeds follow ``--hypothesis-seed``; with ``CI`` set the seed is 0 unless one is given;
   otherwise each session draws one (shown in every failure) and hands it to its xdist workers.
@@ -91,12 +94,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fail on any divergence (default) or only on breaking ones")
     group.addoption("--fmtcheck-strict", action="store_true", default=None,
                     help="an inconclusive verdict fails instead of xfailing")
+    group.addoption("--fmtcheck-tree", default=None, metavar="DIR",
+                    help="kernel tree the patches apply to: whole functions, helpers and macros "
+                         "instead of the hunks alone (as fmtcheck patch --tree)")
     parser.addini("fmtcheck_patches", type="args", default=[],
                   help="patch files or directories, relative to rootdir, collected as tests")
     parser.addini("fmtcheck_max_examples", type="string", default="",
                   help="default for --fmtcheck-max-examples")
     parser.addini("fmtcheck_fail_on", type="string", default="", help="any | breaking")
     parser.addini("fmtcheck_strict", type="bool", default=False, help="default for --fmtcheck-strict")
+    parser.addini("fmtcheck_tree", type="string", default="",
+                  help="default for --fmtcheck-tree, relative to rootdir")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -108,6 +116,8 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = session_settings(config)
     config.stash[SETTINGS_KEY] = settings
     _add_patch_args(config)
+    if getattr(config.option, "xmlpath", None) and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(JunitClassnames(config), "fmtcheck-junit-classnames")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -123,8 +133,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if settings is None or not settings.roots:
         return None  # installed everywhere: stay silent unless patches are being checked
     where = ", ".join(_relative(p, config.rootpath) for p in settings.roots)
+    tree = f", tree {_relative(Path(settings.tree), config.rootpath)}" if settings.tree else ""
     return (f"fmtcheck: patches {where}; seed {settings.seed} ({settings.seed_source}), "
-            f"max examples {settings.max_examples}, fail on {settings.fail_on}")
+            f"max examples {settings.max_examples}, fail on {settings.fail_on}{tree}")
 
 
 def session_settings(config: pytest.Config) -> Settings:
@@ -137,6 +148,7 @@ def session_settings(config: pytest.Config) -> Settings:
         fail_on=_fail_on(config),
         strict=bool(_first(config.getoption("fmtcheck_strict", None), config.getini("fmtcheck_strict"))),
         roots=tuple(_patch_roots(config)),
+        tree=_tree(config),
     )
 
 
@@ -153,6 +165,21 @@ def _max_examples(config: pytest.Config) -> int:
     if value < 1:
         raise pytest.UsageError(f"--fmtcheck-max-examples must be at least 1, not {value}")
     return value
+
+
+def _tree(config: pytest.Config) -> str | None:
+    """--fmtcheck-tree (relative to where pytest was started) over fmtcheck_tree (relative to the
+    rootdir); a path that is no directory is a usage error, not one failing item per patch."""
+    given = config.getoption("fmtcheck_tree", None)
+    base = config.invocation_params.dir
+    if given in (None, ""):
+        given, base = config.getini("fmtcheck_tree") or None, config.rootpath
+    if given is None:
+        return None
+    path = _absolute(base, given)
+    if not path.is_dir():
+        raise pytest.UsageError(f"--fmtcheck-tree: not a directory: {path}")
+    return str(path)
 
 
 def _fail_on(config: pytest.Config) -> str:
@@ -296,42 +323,46 @@ def _reasons(report: "Report") -> str:
 
 
 class PatchFile(pytest.File):
-    """One patch file (or mbox/thread); each function it touches becomes one item."""
+    """One patch file (or mbox/thread); each result its plan will give becomes one item."""
 
     def collect(self) -> list[pytest.Item]:
-        """Run `check_patches` once for the whole file; items only replay its verdicts.
+        """List the items without judging: reading and rebuilding the patch is cheap, the engine
+        runs in each item's `runtest`, so ``-n N`` splits the judging and pytest's durations and
+        junit times are the judging times.
 
-        Under xdist each worker collects (pytest requires identical collections), so each runs
-        this once; item names depend on the subjects only, never on verdicts, and the seed is
-        shared, so the workers agree.
+        Under xdist each worker collects (pytest requires identical collections): item names
+        depend on the subjects only, never on verdicts, and the work bound is spent here, in
+        file order, so the workers agree on every item and every verdict.
         """
         from fmtcheck.common.errors import Inconclusive, InputError
-        from fmtcheck.common.result import Report, Result
-        from fmtcheck.patch.plan import check_patches
+        from fmtcheck.common.result import Result
+        from fmtcheck.patch.plan import WorkBudget, plan_jobs, plan_patches, within_budget
 
         settings = self.config.stash[SETTINGS_KEY]
+        options = settings.options()
         try:
-            report = check_patches([str(self.path)], settings.options())
+            plans = plan_patches([str(self.path)], options)
         except InputError as err:
             return [PatchErrorItem.from_parent(self, name="input-error",
                                                message=f"fmtcheck: error: {err.where}: {err.what}")]
         except Inconclusive as err:
-            report = Report("patch", [Result(self.path.name, "inconclusive", reason=str(err))])
+            known = Result(self.path.name, "inconclusive", reason=str(err))
+            return [KnownItem.from_parent(self, name=self.path.name, result=known)]
         except Exception as err:  # noqa: BLE001 - a collection error would stop the whole queue
             return [PatchErrorItem.from_parent(self, name="internal-error", error=err)]
-        results = report.results or [Result(self.path.name, "nothing-to-check",
-                                            reason="; ".join(report.notes) or "no output code touched")]
-        return [
-            ResultItem.from_parent(self, name=name, result=result, notes=list(report.notes))
-            for name, result in zip(item_names(results), results)
-        ]
+        jobs = within_budget([job for plan in plans for job in plan_jobs(plan)], WorkBudget(options.max_functions))
+        if not jobs:
+            known = Result(self.path.name, "nothing-to-check", reason="no output code touched")
+            return [KnownItem.from_parent(self, name=self.path.name, result=known)]
+        return [JobItem.from_parent(self, name=name, job=job)
+                for name, job in zip(item_names([job.subject for job in jobs]), jobs)]
 
 
-def item_names(results: "list[Result]") -> list[str]:
+def item_names(subjects: list[str]) -> list[str]:
     """Subjects as item names: a series prefix such as ``[2/4] `` is dropped when the names stay
     unique, ``::`` (pytest's node-id separator) is defused, and duplicates get a counter."""
-    plain = [re.sub(_SERIES_PREFIX, "", r.subject) or r.subject for r in results]
-    names = plain if len(set(plain)) == len(plain) else [r.subject for r in results]
+    plain = [re.sub(_SERIES_PREFIX, "", s) or s for s in subjects]
+    names = plain if len(set(plain)) == len(plain) else list(subjects)
     seen: dict[str, int] = {}
     unique = []
     for name in (n.replace("::", ":") for n in names):
@@ -341,35 +372,92 @@ def item_names(results: "list[Result]") -> list[str]:
 
 
 class _FmtcheckItem(pytest.Item):
-    """Shared reporting: a FmtcheckFailure is shown as its report, nothing else."""
+    """Shared reporting: a FmtcheckFailure is shown as its report, nothing else, and the short
+    summary (and the junit message) starts at the report's first divergence line."""
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, FmtcheckFailure):
-            return excinfo.value.text
+            return failure_repr(excinfo.value, self.path)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.parent.name}::{self.name}"
 
 
-class ResultItem(_FmtcheckItem):
-    """One function of a patch, judged at collection time."""
+class JobItem(_FmtcheckItem):
+    """One function of a patch (or a verdict its plan already knows), judged when it runs."""
 
-    def __init__(self, *, result: "Result", notes: list[str], **kwargs: Any) -> None:
+    def __init__(self, *, job: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.job = job
+
+    def runtest(self) -> None:
+        from fmtcheck.patch.plan import job_report
+
+        settings = self.config.stash[SETTINGS_KEY]
+        result = self.job.run(settings.options())
+        settle_item(self, job_report(self.job, result), settings)
+
+
+class KnownItem(_FmtcheckItem):
+    """A patch whose verdict was decided while reading it (an input fmtcheck cannot model)."""
+
+    def __init__(self, *, result: "Result", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.result = result
-        self.notes = notes
 
     def runtest(self) -> None:
         from fmtcheck.common.result import Report
 
-        settings = self.config.stash[SETTINGS_KEY]
-        report = Report("patch", [self.result], list(self.notes))
-        if self.result.verdict == "nothing-to-check":
-            _skip_here(self.result.reason or "; ".join(self.result.notes + self.notes) or "nothing to check")
-        settle(report, settings)
-        if self.result.verdict != "equivalent":  # divergent but tolerated by --fmtcheck-fail-on
-            self.add_report_section("call", "fmtcheck", report_text(report, settings))
+        settle_item(self, Report("patch", [self.result], inputs=[str(self.path)]), self.config.stash[SETTINGS_KEY])
+
+
+def settle_item(item: pytest.Item, report: "Report", settings: Settings) -> None:
+    """An item's outcome from its one-result report: skip, pass, xfail or fail; a divergence
+    tolerated by ``--fmtcheck-fail-on`` passes with the report kept for ``-rA``."""
+    __tracebackhide__ = True
+    result = report.results[0]
+    if result.verdict == "nothing-to-check":
+        _skip_here(result.reason or "; ".join(result.notes + report.notes) or "nothing to check")
+    settle(report, settings)
+    if result.verdict != "equivalent":
+        item.add_report_section("call", "fmtcheck", report_text(report, settings))
+
+
+def failure_repr(failure: FmtcheckFailure, path: Path) -> Any:
+    """The report as pytest's failure representation. Its crash message, which the short test
+    summary shows (its first line) and junit writes as the failure message, starts at the first
+    divergence line, not at the subject the node id already names. pytest's own classes, so
+    that xdist carries it from a worker unchanged."""
+    try:
+        from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
+    except ImportError:  # a pytest that moved them: the report alone, summarised by its first line
+        return failure.text
+    entry = ReprEntryNative([failure.text + "\n"])
+    traceback = ReprTraceback([entry], None, "native")
+    return ReprExceptionInfo(reprtraceback=traceback,
+                             reprcrash=ReprFileLocation(str(path), 0, crash_message(failure)))
+
+
+def crash_message(failure: FmtcheckFailure) -> str:
+    """What a reader of the one-line summary needs first: the first divergence (its line, both
+    sides, the counterexample) and the seed; for an inconclusive result its reason; else the
+    failure's text."""
+    report = failure.report
+    result = report.results[0] if report is not None and report.results else None
+    if result is None or not (result.divergences or result.reason):
+        return failure.text
+    if not result.divergences:
+        return f"reason: {result.reason}"
+    import textwrap
+
+    from fmtcheck.common.text import format_divergence
+
+    lines = format_divergence(result.divergences[0])
+    if len(result.divergences) > 1:
+        lines.append(f"  (and {len(result.divergences) - 1} more divergence(s))")
+    hint = [line for line in failure.text.splitlines()[-1:] if line.startswith("fmtcheck seed ")]
+    return textwrap.dedent("\n".join(lines)) + "".join("\n" + line for line in hint)
 
 
 def _skip_here(reason: str) -> None:
@@ -550,6 +638,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """A fixture question that failed is shown as its report and the test line that asked it
     (the Python traceback says nothing a reviewer needs; ``--tb=long``/``native`` keep it)."""
     report = yield
+    if isinstance(item, _FmtcheckItem):
+        report.fmtcheck_classname = _relative(item.path, item.config.rootpath)  # travels with xdist
     exc = call.excinfo.value if call.excinfo is not None else None
     if (isinstance(exc, FmtcheckFailure) and report.failed and not isinstance(item, _FmtcheckItem)
             and item.config.getoption("tbstyle", "auto") not in ("long", "native")):
@@ -564,3 +654,27 @@ def _asked_at(item: pytest.Item, excinfo: Any, exc: FmtcheckFailure) -> str:
     where = _relative(path, item.config.rootpath) if path is not None else item.nodeid
     line = f":{lines[-1]}" if lines else ""
     return f"{where}{line}: fmtcheck.{exc.question or 'question'}() failed"
+
+
+class JunitClassnames:
+    """junit ``classname`` of a patch's items: the patch file as the node id names it
+    (``queue/0001-x.patch``), where pytest would turn every ``/`` into a dot
+    (``queue.0001-x.patch``, which junit readers split into package and class). Registered on
+    the process that writes the junit file (the xdist controller); the name comes with the report.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        classname = getattr(report, "fmtcheck_classname", None)
+        if classname is None:
+            return
+        try:
+            from _pytest.junitxml import xml_key  # pytest's own junit writer; its attributes win
+        except ImportError:
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            xml.node_reporter(report).add_attribute("classname", classname)

@@ -548,6 +548,27 @@ def plan_jobs(plan: PatchPlan) -> list[Job]:
     return jobs
 
 
+def within_budget(jobs: list[Job], budget: WorkBudget) -> list[Job]:
+    """JOBS with every engine check past BUDGET replaced by its known inconclusive result. The
+    pytest plugin decides this when it lists the items, so how xdist spreads them over workers
+    cannot change which functions are judged."""
+    kept = []
+    for job in jobs:
+        if job.check is not None and not budget.take():
+            job = Job(job.plan, job.subject, known=Result(job.subject, "inconclusive", reason=budget.reason()))
+        kept.append(job)
+    return kept
+
+
+def job_report(job: Job, result: Result) -> Report:
+    """The report of one job's RESULT with its plan's notes, as `check_patches` gives them (the
+    pytest plugin reports each job in its own test item)."""
+    report = Report(command="patch", results=[result], inputs=[job.plan.patch.source])
+    add_plan_notes(report, job.plan, [result])
+    _add_read_path_notes(report, [job.plan])
+    return report
+
+
 def judge_plan(plan: PatchPlan, options: Options, budget: WorkBudget | None = None) -> list[Result]:
     """Run the engine on every planned check; report problems; say what a quiet patch touched."""
     budget = budget if budget is not None else WorkBudget(options.max_functions)

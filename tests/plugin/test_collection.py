@@ -104,13 +104,17 @@ def test_unreadable_patch_is_one_failing_item(workdir: pytest.Pytester) -> None:
 
 def test_xdist_gives_the_same_outcomes_and_junit_report(workdir: pytest.Pytester) -> None:
     """Workers collect independently; names and the shared seed keep them in agreement, and the
-    report still reaches --junitxml from a worker (one subprocess run: xdist start-up is slow)."""
+    report, its first divergence line as the junit message and the patch file as the junit
+    classname still reach --junitxml from a worker (one subprocess run: xdist start-up is slow)."""
     _ini(workdir)
     result = workdir.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "--junitxml=out.xml")
     result.assert_outcomes(**QUEUE_OUTCOMES)
     assert DIVERGENT_LINE in result.stdout.str()
-    messages = [f.get("message", "") for f in ET.parse(workdir.path / "out.xml").getroot().iter("failure")]
+    root = ET.parse(workdir.path / "out.xml").getroot()
+    messages = [f.get("message", "") for f in root.iter("failure")]
     assert len(messages) == 1 and DIVERGENT_LINE in messages[0]
+    classnames = {case.get("classname") for case in root.iter("testcase")}
+    assert "queue/0002-divergent.patch" in classnames and len(classnames) == 4  # carried from the workers
 
 
 def test_junitxml_failure_message_carries_the_report(workdir: pytest.Pytester) -> None:
@@ -131,7 +135,7 @@ def test_a_crash_fails_its_patch_and_the_queue_goes_on(workdir: pytest.Pytester,
     def boom(paths: list[str], options: object) -> None:
         raise RuntimeError("boom in " + paths[0].rsplit("/", 1)[-1])
 
-    monkeypatch.setattr(fmtcheck.patch.plan, "check_patches", boom)
+    monkeypatch.setattr(fmtcheck.patch.plan, "plan_patches", boom)
     result = workdir.runpytest("--fmtcheck-patches", "queue/0001-equivalent.patch", "queue/0002-divergent.patch")
     result.assert_outcomes(failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -1,0 +1,132 @@
+"""The pytest plugin on a patch queue: wall time serial and under ``-n N``, and the junit times.
+
+Builds a queue of ``--size`` fixture patches (the patches of fixtures/patches that need no tree,
+cycled under distinct names until the queue is full) in a temporary directory, runs
+``pytest --fmtcheck-patches`` over it serially and with ``-n N`` for each N given (``CI=true``, so
+every run uses seed 0 and judges the same way), and prints each run's wall time beside the serial
+run's (the baseline, measured in the same invocation), the outcome counts (which must not change
+with ``-n``), and the sum and largest of the junit ``time`` of the items: the judging time pytest
+records. It measures and prints; it asserts nothing.
+
+    python benchmarks/plugin_xdist.py [--size 20] [--workers 2 [--workers 4]] [--repeat 1]
+                                      [--bytecode env|warm|both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PATCHES = ROOT / "fixtures" / "patches"
+NEEDS_TREE = frozenset({"09-mem-needs-tree.patch"})
+QUEUE_SUFFIXES = (".patch", ".diff", ".mbx", ".txt")
+_OUTCOME = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)")
+
+
+def build_queue(directory: Path, size: int) -> list[Path]:
+    """SIZE patch files: the tree-free fixtures, cycled, each under its own name."""
+    sources = sorted(p for p in PATCHES.iterdir()
+                     if p.is_file() and p.suffix in QUEUE_SUFFIXES and p.name not in NEEDS_TREE)
+    directory.mkdir(parents=True, exist_ok=True)
+    queue = []
+    for index in range(size):
+        source = sources[index % len(sources)]
+        target = directory / f"{index + 1:04d}-{source.name}"
+        shutil.copyfile(source, target)
+        queue.append(target)
+    return queue
+
+
+def environment(pycache: str | None) -> dict[str, str]:
+    """CI=true (seed 0, so every run judges alike), as the environment is, or writing and reusing
+    bytecode under PYCACHE (a normal install; ``PYTHONDONTWRITEBYTECODE=1`` makes every process,
+    each xdist worker too, compile pytest, Hypothesis and fmtcheck again)."""
+    env = dict(os.environ, CI="true")
+    if pycache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+def run_pytest(queue: Path, workers: int, junit: Path, env: dict[str, str]) -> tuple[float, str]:
+    """Wall time and outcome line of one pytest run over the queue (exit status 1 is expected:
+    some fixtures diverge)."""
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+            f"--fmtcheck-patches={queue}", "--rootdir", str(queue.parent)]
+    if workers:
+        argv += ["-n", str(workers)]
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=queue.parent, env=env, capture_output=True, text=True, timeout=900)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-2000:])
+        raise SystemExit(f"pytest exited {proc.returncode}")
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    outcomes = ", ".join(f"{n} {word}" for n, word in sorted(_OUTCOME.findall(last), key=lambda m: m[1]))
+    return elapsed, outcomes
+
+
+def junit_times(junit: Path) -> tuple[int, float, float]:
+    """(items, sum of item times, largest item time) from a junit file."""
+    times = [float(case.get("time", "0")) for case in ET.parse(junit).getroot().iter("testcase")]
+    return len(times), sum(times), max(times, default=0.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=20, help="patches in the queue (default 20)")
+    parser.add_argument("--workers", type=int, action="append", help="-n values to compare (default 2)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per setting, interleaved; the best is shown")
+    parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
+                        help="as the environment is, with a warm bytecode cache, or both (default)")
+    args = parser.parse_args(argv)
+    settings = [0] + (args.workers or [2])
+    caches = ["env", "warm"] if args.bytecode == "both" else [args.bytecode]
+    print(f"pytest plugin on a queue of {args.size} fixture patches ({os.cpu_count()} CPUs, "
+          f"best of {max(args.repeat, 1)}, load average {os.getloadavg()[0]:.1f} at start)")
+    print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'items':>6} {'junit sum s':>12} "
+          f"{'junit max s':>12}  outcomes")
+    with tempfile.TemporaryDirectory(prefix="fmtcheck-queue-") as tmp:
+        queue = Path(tmp) / "queue"
+        build_queue(queue, args.size)
+        for cache in caches:
+            pycache = os.path.join(tmp, "pycache") if cache == "warm" else None
+            env = environment(pycache)
+            if pycache:
+                run_pytest(queue, 0, Path(tmp) / "warm-up.xml", env)  # fills the bytecode cache
+            best = measure(queue, settings, max(args.repeat, 1), env, Path(tmp))
+            serial = best[0][0]
+            for n in settings:
+                wall, outcomes, (items, total, largest) = best[n]
+                label = "serial" if n == 0 else f"-n {n}"
+                print(f"{cache:<9} {label:<7} {wall:>7.2f} {wall / serial:>9.2f}x {items:>6} {total:>12.2f} "
+                      f"{largest:>12.2f}  {outcomes}")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+def measure(queue: Path, settings: list[int], repeat: int, env: dict[str, str],
+            tmp: Path) -> dict[int, tuple[float, str, tuple[int, float, float]]]:
+    """The best run of each setting (wall, outcomes, junit times), the settings interleaved so a
+    change in the machine's load hits all of them alike."""
+    best: dict[int, tuple[float, str, tuple[int, float, float]]] = {}
+    for _round in range(repeat):
+        for n in settings:
+            junit = tmp / f"junit-{n}.xml"
+            wall, outcomes = run_pytest(queue, n, junit, env)
+            if n not in best or wall < best[n][0]:
+                best[n] = (wall, outcomes, junit_times(junit))
+    return best
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
