@@ -323,11 +323,13 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
               else a.text.decode("latin-1") for a in values[: len(kinds)]]
     where = prog.where(node)
     plan = _printf_plan(items)
+    # the line of the format (its literal text) and of each argument (its field), for reports
+    sites = (prog.where(args[1]), tuple(prog.where(a) for a in values[: len(kinds)]))
 
     def printf(f) -> None:
         vals = [g(f) if g is not None else None for g in getters]
         names = fields if not f.ctx.bindings else [resolve_field(n, f.ctx) for n in fields]
-        f.ctx.out.printf(plan, vals, names, where)
+        f.ctx.out.printf(plan, vals, names, where, sites)
 
     return printf
 
@@ -410,11 +412,13 @@ _DELIMITED = {"seq_put_decimal_ull", "seq_put_decimal_ull_width", "seq_put_decim
 
 
 class ConcreteOutput:
-    """The bytes one side prints, with the field that produced each byte range."""
+    """The bytes one side prints, with the field and the call site that produced each byte range."""
 
     def __init__(self) -> None:
         self.seq = SeqFile(None)
         self.spans: list[tuple[int, int, str | None]] = []
+        # (start, end, where) per call that wrote bytes: where a report says the bytes come from
+        self.sites: list[tuple[int, int, str]] = []
         self.events: list[tuple[int, str]] = []
         self.event_sites: dict[str, str] = {}  # event key -> where the call is
         self.ub: list[tuple[int, str]] = []
@@ -453,24 +457,41 @@ class ConcreteOutput:
         except LimitExceeded as err:
             raise LimitExceeded(where, err.what) from None
         self._push()
+        self._site(start, where)
         if method in _DELIMITED and isinstance(args[0], (bytes, bytearray)):
             start += len(bytes(args[0]).split(b"\x00", 1)[0])
         if field is not None and len(self.seq.buf) > start:
             self.spans.append((start, len(self.seq.buf), field))
 
-    def printf(self, plan, values, fields, where: str) -> None:
+    def printf(self, plan, values, fields, where: str, sites: tuple | None = None) -> None:
+        """`sites`: where the format is and where each argument is (else the call's `where`)."""
         self._pull()
         try:
-            self._printf(plan, values, fields, where)
+            self._printf(plan, values, fields, where, sites or (where, ()))
         except LimitExceeded as err:
             raise LimitExceeded(where, err.what) from None
         self._push()
 
-    def _printf(self, plan, values, fields, where: str) -> None:
+    def _site(self, start: int, where: str) -> None:
+        if len(self.seq.buf) > start:
+            self.sites.append((start, len(self.seq.buf), where))
+
+    def site_at(self, offset: int) -> str | None:
+        """Where the call is that printed the byte at `offset` (None past the end, or for a byte
+        the side's own C code wrote into the buffer)."""
+        for start, end, where in reversed(self.sites):
+            if start <= offset < end:
+                return where
+        return None
+
+    def _printf(self, plan, values, fields, where: str, sites: tuple) -> None:
         buf = self.seq.buf
+        format_site, argument_sites = sites
         for step in plan:
             if step.literal is not None:
+                start = len(buf)
                 buf += step.literal
+                self._site(start, format_site)
                 continue
             d = step.directive
             v = values[step.value_arg]
@@ -488,6 +509,8 @@ class ConcreteOutput:
             if len(buf) > vsprintf.MAX_OUTPUT:
                 raise LimitExceeded(where, "rendered output exceeds the output limit")
             self.spans.append((start, len(buf), fields[step.value_arg]))
+            arg = step.value_arg
+            self._site(start, argument_sites[arg] if arg < len(argument_sites) else where)
 
     def opaque(self, key: str, where: str) -> None:
         self.events.append((len(self.seq.buf), key))
@@ -629,7 +652,7 @@ class TraceOutput:
             return -1
         return sum(len(i) for i in self.items)
 
-    def printf(self, plan, values, fields, where: str) -> None:
+    def printf(self, plan, values, fields, where: str, sites: tuple | None = None) -> None:
         for step in plan:
             if step.literal is not None:
                 self._lit(step.literal)

@@ -61,6 +61,22 @@ class SourceLine:
     patch: str | None = None
     patch_line: int | None = None
 
+    @classmethod
+    def from_where(cls, where: str | None, files: "tuple[str, ...] | list[str]") -> "SourceLine | None":
+        """The place an engine `where` names (``FILE:LINE`` or ``FILE:LINE:COLUMN``), for one of
+        the given file labels; None when it names no line of them (``engine``, ``seq_file``)."""
+        if not where:
+            return None
+        for name in sorted(files, key=len, reverse=True):
+            if not where.startswith(name + ":"):
+                continue
+            parts = where[len(name) + 1:].split(":")
+            if not parts[0].isdigit() or int(parts[0]) < 1:
+                continue
+            column = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) > 0 else None
+            return cls(name, int(parts[0]), column)
+        return None
+
     def __str__(self) -> str:
         text = f"{self.file}:{self.line}"
         if self.patch and self.patch_line:

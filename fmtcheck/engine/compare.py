@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fmtcheck.c.outputs import ConcreteOutput
-from fmtcheck.common.result import Divergence
+from fmtcheck.common.result import Divergence, SourceLine
 from fmtcheck.engine.severity import classify_lines, classify_outputs
 
 
@@ -21,6 +21,11 @@ class Outcome:
     old: ConcreteOutput
     new: ConcreteOutput
     inputs: dict[str, Any] = field(default_factory=dict)
+    files: tuple[str, ...] = ()  # the two sides' file labels, to read the call sites' lines
+
+    def sources(self, old_site: str | None, new_site: str | None) -> tuple[SourceLine | None, SourceLine | None]:
+        """The source lines of one call site on each side."""
+        return SourceLine.from_where(old_site, self.files), SourceLine.from_where(new_site, self.files)
 
     @property
     def same(self) -> bool:
@@ -62,11 +67,14 @@ def _event_divergence(outcome: Outcome, aliases: dict[str, str]) -> Divergence:
     offset = (old_events[k] if k < len(old_events) else new_events[k])[0]
     line, column, text, has_nl = _line_at(outcome.old.data, offset)
     show = lambda events: (f"<{events[k][1]}>".encode("utf-8", "replace") if k < len(events) else b"<no call>")
+    site = lambda out, events: out.event_sites.get(events[k][1]) if k < len(events) else None
+    old_source, new_source = outcome.sources(site(outcome.old, old_events), site(outcome.new, new_events))
     return Divergence(
         line=line, column=column, expected=show(old_events), actual=show(new_events), field=None,
         severity="breaking", kind="output-event",
         counterexample={_display(key, aliases): v for key, v in outcome.inputs.items()},
         note="a call that writes to the seq_file (not modelled) happens differently on the two sides",
+        old_source=old_source, new_source=new_source,
     )
 
 
@@ -107,25 +115,28 @@ def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None
     new = outcome.new.data
     if old == new:
         return _event_divergence(outcome, aliases)
-    offset = first_difference(old, new)
+    offset = new_offset = first_difference(old, new)
     if label:
         old_lines = old.split(b"\n")
         new_lines = new.split(b"\n")
         if len(old_lines) == len(new_lines) and label <= len(old_lines):
-            pos = sum(len(x) + 1 for x in old_lines[: label - 1])
-            offset = pos + first_difference(old_lines[label - 1], new_lines[label - 1])
+            within = first_difference(old_lines[label - 1], new_lines[label - 1])
+            offset = sum(len(x) + 1 for x in old_lines[: label - 1]) + within
+            new_offset = sum(len(x) + 1 for x in new_lines[: label - 1]) + within
     line, column, expected, exp_nl = _line_at(old, offset)
-    new_line_no, _, actual, act_nl = _line_at(new, offset)
+    new_line_no, _, actual, act_nl = _line_at(new, new_offset)
     if new_line_no != line:
         actual, act_nl = _nth_line(new, line)
-    field_name = outcome.old.field_at(offset) or outcome.new.field_at(offset)
+    field_name = outcome.old.field_at(offset) or outcome.new.field_at(new_offset)
     kind, severity = _classify(expected, actual, exp_nl, act_nl, old, new)
+    old_source, new_source = outcome.sources(outcome.old.site_at(offset), outcome.new.site_at(new_offset))
     return Divergence(
         line=line, column=column, expected=expected, actual=actual,
         field=_display(field_name, aliases) if field_name else None,
         severity=severity, kind=kind,
         counterexample={_display(k, aliases): v for k, v in outcome.inputs.items()},
         expected_has_newline=exp_nl, actual_has_newline=act_nl,
+        old_source=old_source, new_source=new_source,
     )
 
 

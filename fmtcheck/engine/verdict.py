@@ -27,7 +27,7 @@ from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
 from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
-from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.common.result import Divergence, Report, Result, SourceLine
 from fmtcheck.engine.compare import Outcome, describe, line_labels, unshared_call
 from fmtcheck.engine import paths
 from fmtcheck.engine.fastpath import Fallback, compile_trace
@@ -173,17 +173,23 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     space = InputSpace(options.star_max)
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
+    files = (old_unit.where, new_unit.where)
     try:
         old = side_of(old_unit, space, old_name, "old")
         new = side_of(new_unit, space, new_name, "new")
     except Inconclusive as err:
-        return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
+        return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}",
+                      location=SourceLine.from_where(err.where, files))
     runner = Runner(old, new, WorkBudget(options.bounds))
     try:
-        return runner.decide(options, subject)
+        result = runner.decide(options, subject)
     except Inconclusive as err:
         return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}",
-                      extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"})
+                      extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"},
+                      location=SourceLine.from_where(err.where, files))
+    if result.verdict == "inconclusive" and result.location is None:
+        result.location = SourceLine.from_where(runner.inconclusive_site, files)
+    return result
 
 
 def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str) -> Side:
@@ -198,6 +204,7 @@ class Runner:
     def __init__(self, old: Side, new: Side, budget: WorkBudget | None = None) -> None:
         self.old = old
         self.new = new
+        self.files = (old.program.unit.where, new.program.unit.where)  # labels of the call sites
         self.cases = 0
         self.ub_notes: list[str] = []
         self.aliases: dict[str, str] = {}
@@ -212,6 +219,7 @@ class Runner:
         self.divergent: list[Outcome] = []
         self.decided_by: str | None = None  # the stage whose case first showed a difference
         self.hypothesis_cases = 0
+        self.inconclusive_site: str | None = None  # where the construct an inconclusive verdict names is
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -320,7 +328,7 @@ class Runner:
             note = f"line {line}: {what}"
             if note not in self.ub_notes and len(self.ub_notes) < 4:
                 self.ub_notes.append(note)
-        return Outcome(old_out, new_out, dict(inputs.assignment()))
+        return Outcome(old_out, new_out, dict(inputs.assignment()), self.files)
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -342,7 +350,8 @@ class Runner:
         if proven and first is not None and not paths.may_be_undefined(self.traces):
             ambiguous = undeclared_width(self)
             if ambiguous is not None:
-                return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous)
+                self.inconclusive_site = ambiguous[1]
+                return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous[0])
             return self._proven(first, subject)
         self.enable_fast_path()
         for witness in self.witnesses:
@@ -412,6 +421,7 @@ class Runner:
             covered.append(f"{self.hypothesis_cases} Hypothesis-generated vectors (seed {options.seed})")
         realizable, hanging = _realizable(self.divergent)
         if not realizable and hanging is not None:
+            self.inconclusive_site = hanging[1]
             return _hanging_result(result, hanging)
         if realizable:
             result.verdict = "divergent"
@@ -422,7 +432,7 @@ class Runner:
             return result
         ambiguous = undeclared_width(self)
         if ambiguous is not None:
-            result.verdict, result.reason = "inconclusive", ambiguous
+            (result.reason, self.inconclusive_site), result.verdict = ambiguous, "inconclusive"
             return result
         stars = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "width")
         if stars:
@@ -446,6 +456,7 @@ class Runner:
         if gaps:
             result.verdict = "inconclusive"
             first = gaps[0]
+            self.inconclusive_site = first.where
             result.reason = (f"no case made the condition '{first.text}' at {first.where} {first.missing()} "
                              f"({len(gaps)} condition(s) not covered over {self.cases} cases)")
             result.notes.extend(f"condition '{g.text}' at {g.where} never {g.missing()}" for g in gaps[1:4])
@@ -636,8 +647,9 @@ def _hanging_result(result: Result, hanging: tuple[str, str]) -> Result:
     return result
 
 
-def undeclared_width(runner: "Runner") -> str | None:
-    """Why equivalence is not established for every type an undeclared input may have."""
+def undeclared_width(runner: "Runner") -> tuple[str, str] | None:
+    """Why equivalence is not established for every type an undeclared input may have, and where
+    the input is printed."""
     space = runner.old.program.space
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
     for key in runner.kinds:
@@ -647,5 +659,5 @@ def undeclared_width(runner: "Runner") -> str | None:
         narrow, wide, where = conflict
         return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
                 f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
-                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
+                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)"), where
     return None
