@@ -77,6 +77,18 @@ class SourceLine:
             return cls(name, int(parts[0]), column)
         return None
 
+    @classmethod
+    def first_in(cls, text: str | None, files: "tuple[str, ...] | list[str]") -> "SourceLine | None":
+        """The first ``FILE:LINE`` a message names, for one of the given file labels."""
+        import re
+
+        found = [m for name in files for m in re.finditer(re.escape(name) + r":\d+(?::\d+)?", text or "")]
+        for match in sorted(found, key=lambda m: (m.start(), -len(m.group(0)))):
+            place = cls.from_where(match.group(0), files)
+            if place is not None:
+                return place
+        return None
+
     def __str__(self) -> str:
         text = f"{self.file}:{self.line}"
         if self.patch and self.patch_line:

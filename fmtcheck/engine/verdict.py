@@ -166,6 +166,11 @@ class Side:
     function: str
     params: list
 
+    @property
+    def file(self) -> str:
+        """The label its call sites are named by (`FILE:LINE`)."""
+        return self.program.unit.where
+
 
 def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
           options: Options, subject: str) -> Result:
@@ -188,7 +193,8 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
                       extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"},
                       location=SourceLine.from_where(err.where, files))
     if result.verdict == "inconclusive" and result.location is None:
-        result.location = SourceLine.from_where(runner.inconclusive_site, files)
+        # every reason the runner gives names the construct's FILE:LINE (the first place it names)
+        result.location = SourceLine.first_in(result.reason, files)
     return result
 
 
@@ -204,7 +210,6 @@ class Runner:
     def __init__(self, old: Side, new: Side, budget: WorkBudget | None = None) -> None:
         self.old = old
         self.new = new
-        self.files = (old.program.unit.where, new.program.unit.where)  # labels of the call sites
         self.cases = 0
         self.ub_notes: list[str] = []
         self.aliases: dict[str, str] = {}
@@ -219,7 +224,6 @@ class Runner:
         self.divergent: list[Outcome] = []
         self.decided_by: str | None = None  # the stage whose case first showed a difference
         self.hypothesis_cases = 0
-        self.inconclusive_site: str | None = None  # where the construct an inconclusive verdict names is
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -328,7 +332,7 @@ class Runner:
             note = f"line {line}: {what}"
             if note not in self.ub_notes and len(self.ub_notes) < 4:
                 self.ub_notes.append(note)
-        return Outcome(old_out, new_out, dict(inputs.assignment()), self.files)
+        return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file))
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -350,8 +354,7 @@ class Runner:
         if proven and first is not None and not paths.may_be_undefined(self.traces):
             ambiguous = undeclared_width(self)
             if ambiguous is not None:
-                self.inconclusive_site = ambiguous[1]
-                return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous[0])
+                return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous)
             return self._proven(first, subject)
         self.enable_fast_path()
         for witness in self.witnesses:
@@ -421,7 +424,6 @@ class Runner:
             covered.append(f"{self.hypothesis_cases} Hypothesis-generated vectors (seed {options.seed})")
         realizable, hanging = _realizable(self.divergent)
         if not realizable and hanging is not None:
-            self.inconclusive_site = hanging[1]
             return _hanging_result(result, hanging)
         if realizable:
             result.verdict = "divergent"
@@ -432,7 +434,7 @@ class Runner:
             return result
         ambiguous = undeclared_width(self)
         if ambiguous is not None:
-            (result.reason, self.inconclusive_site), result.verdict = ambiguous, "inconclusive"
+            result.verdict, result.reason = "inconclusive", ambiguous
             return result
         stars = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "width")
         if stars:
@@ -456,7 +458,6 @@ class Runner:
         if gaps:
             result.verdict = "inconclusive"
             first = gaps[0]
-            self.inconclusive_site = first.where
             result.reason = (f"no case made the condition '{first.text}' at {first.where} {first.missing()} "
                              f"({len(gaps)} condition(s) not covered over {self.cases} cases)")
             result.notes.extend(f"condition '{g.text}' at {g.where} never {g.missing()}" for g in gaps[1:4])
@@ -647,9 +648,8 @@ def _hanging_result(result: Result, hanging: tuple[str, str]) -> Result:
     return result
 
 
-def undeclared_width(runner: "Runner") -> tuple[str, str] | None:
-    """Why equivalence is not established for every type an undeclared input may have, and where
-    the input is printed."""
+def undeclared_width(runner: "Runner") -> str | None:
+    """Why equivalence is not established for every type an undeclared input may have."""
     space = runner.old.program.space
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
     for key in runner.kinds:
@@ -659,5 +659,5 @@ def undeclared_width(runner: "Runner") -> tuple[str, str] | None:
         narrow, wide, where = conflict
         return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
                 f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
-                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)"), where
+                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
     return None
