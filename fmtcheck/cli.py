@@ -355,6 +355,10 @@ def run_command(argv: Sequence[str] | None = None) -> int:
     if isinstance(outcome, int):
         return outcome
     code = outcome.exit_code(getattr(args, "fail_on", "any"))
+    from fmtcheck.common.termination import STATE
+
+    if STATE.received:  # a library caught SIGTERM and went on: no report, main() says "terminated"
+        return code
     for where_input, where, what, _status in outcome.errors:
         sys.stdout.flush()
         sys.stderr.write(f"fmtcheck: error: {_one_line(where)}: {_one_line(what)}\n")
@@ -396,7 +400,12 @@ def run_info(args: argparse.Namespace | None, code: int, report=None):
 
 
 def _report_error(failure: Failure, as_json: bool, command: str, args: argparse.Namespace | None = None) -> int:
-    """The contract's one line on stderr; in JSON mode also a JSON report on stdout."""
+    """The contract's one line on stderr; in JSON mode also a JSON report on stdout. After SIGTERM
+    nothing: a library may have turned it into its own error, and main() says "terminated" alone."""
+    from fmtcheck.common.termination import STATE
+
+    if STATE.received:
+        return 2
     sys.stderr.write(f"fmtcheck: error: {_one_line(failure.where)}: {_one_line(failure.what)}\n")
     if as_json and not getattr(args, "quiet", False):
         import json

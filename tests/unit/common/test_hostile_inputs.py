@@ -272,3 +272,37 @@ def test_sigterm_leaves_no_temporary_directory(tmp_path):
             child.kill()
     assert child.returncode == 128 + signal.SIGTERM, err
     assert list(tmp.iterdir()) == [], "temporary directory left behind"
+
+
+def _handler_that_swallows_sigterm(outcome):
+    """A command whose library caught the Terminated that SIGTERM raised and made OUTCOME of it
+    (raised if an exception, returned if a report)."""
+    from fmtcheck.common.termination import STATE, Terminated
+
+    def handler(args):
+        try:
+            STATE.received = True  # what the SIGTERM handler does before it raises
+            raise Terminated()
+        except Terminated:
+            if isinstance(outcome, BaseException):
+                raise outcome from None
+            return outcome
+
+    return handler
+
+
+@pytest.mark.parametrize("outcome", ["runtime error", "input error", "report"])
+def test_sigterm_turned_into_a_library_error_ends_as_terminated_alone(outcome, monkeypatch, capsys):
+    """One line, `terminated`, exit 143: never a second `internal:` or `cannot read` line, nor a report."""
+    from fmtcheck import cli
+    from fmtcheck.common.result import Report
+    from fmtcheck.common.termination import EXIT_STATUS, STATE
+
+    monkeypatch.setattr(STATE, "received", False)  # restored afterwards: later in-process runs start clean
+    made = {"runtime error": RuntimeError("interrupted system call"),
+            "input error": InputError("old.c", "cannot read: interrupted system call"),
+            "report": Report("verify")}[outcome]
+    monkeypatch.setitem(cli._HANDLERS, "verify", _handler_that_swallows_sigterm(made))
+    status = cli.main(["verify", str(EXAMPLE / "old.c"), str(EXAMPLE / "new.c"), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert (status, err, out) == (EXIT_STATUS, "fmtcheck: error: terminated\n", "")
