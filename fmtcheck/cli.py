@@ -187,7 +187,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", nargs="?", help="a /proc path (live mode) or a capture (model mode; - for stdin)")
     p.add_argument("--bufsize", type=int, action="append", metavar="N", help="read() size; repeat for several")
     p.add_argument("--records", metavar="SIZES", help="comma-separated synthetic record sizes")
-    p.add_argument("--grammar", metavar="NAME", help="cut the capture into records by this grammar")
     p.add_argument("--model", action="store_true", help="treat SOURCE as a capture even under /proc")
     p.add_argument("--check", action="store_true", help="property-check the byte stream")
     p.add_argument("--split", metavar="MODE", help="record unit: lines, file (one record), re:REGEX")
@@ -277,10 +276,8 @@ def _run_grammars(args: argparse.Namespace):
 
 
 def _run_reads(args: argparse.Namespace):
-    from fmtcheck.layout import grammar
     from fmtcheck.reads.command import reads_command
 
-    args.record_splitter = getattr(grammar, "split_records", None)
     return reads_command(args)
 
 

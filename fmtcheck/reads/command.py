@@ -1,7 +1,8 @@
 """`fmtcheck reads`: how read(2) slices seq_file output, in the model and on the running kernel.
 
 Model mode (a capture, or ``--records``): the read() sizes that seq_read() returns for each user
-buffer size under the kernel behaviour and under the seed-002 "fill" change, with the number of
+buffer size under the kernel behaviour and under the buffer-filling change ("fill": read() copies
+as much as the user buffer holds), with the number of
 read() calls, start()/stop() sessions and show() calls; the handed-out stream is compared with the
 records' concatenation, and ``--check`` searches (Hypothesis) for a read pattern that breaks it.
 
@@ -13,7 +14,7 @@ records. When both predict the same sizes the answer is "indistinguishable".
 bytes) or either with ``:skip`` (a record whose show() returns SEQ_SKIP). ``0`` is an empty record.
 Example: ``61x66,56,44x66,32`` (7018 bytes), ``100x100``, ``3000``, ``10x100,2x50:skip``.
 
-``--split`` (how a capture is cut into records): ``lines`` (default without a grammar), ``file``
+``--split`` (how a capture is cut into records): ``lines`` (the default), ``file``
 (one record, as a single_open file), or ``re:REGEX`` (a record starts at each line matching REGEX,
 for example ``re:^[0-9a-f]+-[0-9a-f]+ `` for smaps: one record per VMA).
 """
@@ -38,8 +39,11 @@ MAX_RECORDS = 1_000_000
 MAX_TOTAL_BYTES = 64 << 20
 MAX_LIVE_BYTES = 256 << 20
 MAX_MODEL_READS = 1_000_000
+CHECK_MAX_READS = 100_000  # read() calls one --check pattern may make before it stops (inconclusive)
 PAGE_SIZE = 4096
 LINES_NOTE = "records split by lines"
+BEHAVIOURS_LEGEND = ("kernel: seq_read() as Linux has it (at most one buffer of whole records per read()); "
+                     "fill: the buffer-filling change (read() copies as much as the user buffer holds)")
 
 _TERM = re.compile(r"\s*(?:(\d+)\s*[xX]\s*)?(\d+)\s*(:skip)?\s*\Z")
 
@@ -55,7 +59,7 @@ class RecordSource:
     records: list  # list[Show]
     label: str
     unit: str  # how the records were obtained, said to the reader
-    unit_known: bool  # True when the record unit is the file's own (grammar, --split, --records)
+    unit_known: bool  # True when the record unit is the file's own (--split, --records)
     data: bytes = b""
 
 
@@ -113,45 +117,16 @@ def split_records(data: bytes, mode: str) -> list[bytes]:
     return records
 
 
-def _grammar_split(data: bytes, name: str | None, source: str, splitter) -> tuple[list[bytes], str] | None:
-    """Records as the layout front end cuts them, when it gives a splitter and knows this file's unit.
-
-    The reads front end does not import the layout front end (they are independent layers): the
-    command line passes ``splitter(data, name=None, path=None)`` in, returning
-    ``(records, unit_description)`` (or just the records), or None when it does not know the file.
-    Anything else means "not available" and the capture is split by lines.
-    """
-    if splitter is None:
-        if name:
-            raise InputError("--grammar", "no grammar gives record units to reads; --split MODE sets them")
-        return None
-    try:
-        found = splitter(data, name=name, path=source)
-    except TypeError:
-        return None
-    if isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], str):
-        records, unit = found
-    else:
-        records, unit = found, name or "grammar"
-    if not records or b"".join(bytes(r) for r in records) != data:
-        return None  # the grammar does not know this file, or lost bytes: do not model that
-    return [bytes(r) for r in records], unit
-
-
-def records_from_capture(data: bytes, source: str, split: str | None, grammar_name: str | None,
-                         splitter=None) -> RecordSource:
-    """Records of captured bytes: --split if given, else the grammar's unit, else lines."""
+def records_from_capture(data: bytes, source: str, split: str | None) -> RecordSource:
+    """Records of captured bytes: --split if given, else lines (no grammar knows which show() call
+    printed which bytes, so none gives a record unit)."""
     from fmtcheck.kernel.seq_read import records_from_chunks
 
     if split:
         chunks = split_records(data, split)
         return RecordSource(records_from_chunks(chunks), source, f"records split by --split {split}", True, data)
-    by_grammar = _grammar_split(data, grammar_name, source, splitter)
-    if by_grammar is not None:
-        chunks, unit = by_grammar
-        return RecordSource(records_from_chunks(chunks), source, f"records cut by grammar ({unit})", True, data)
     chunks = split_records(data, "lines")
-    note = f"{LINES_NOTE}: no grammar gives this file's record unit (--split sets it)"
+    note = f"{LINES_NOTE}: the file's own record unit is not known (--split sets it)"
     return RecordSource(records_from_chunks(chunks), source, note, False, data)
 
 
@@ -266,7 +241,7 @@ def _check_one(src: RecordSource, bufsizes: Sequence[int], behaviour: str, seed:
     try:
         for sizes, reposition in _patterns(bufsizes, total):
             cases += 1
-            found = check_stream(src.records, behaviour, sizes, None, reposition)
+            found = check_stream(src.records, behaviour, sizes, None, reposition, CHECK_MAX_READS)
             if found is not None:
                 found.update(records=src.label, read_sizes=sizes, reposition=reposition, behaviour=behaviour)
                 return _divergent(behaviour, cases, found)
@@ -455,10 +430,10 @@ def _short_reads_end_lines(data: bytes, observed: list[int], bufsize: int) -> bo
     return True
 
 
-def live_result(path: str, bufsize: int, split: str | None, grammar_name: str | None, splitter=None) -> tuple[Result, RecordSource, LiveVerdict, list[int]]:
+def live_result(path: str, bufsize: int, split: str | None) -> tuple[Result, RecordSource, LiveVerdict, list[int]]:
     """Read PATH live with one buffer size and say which behaviour it shows."""
     data, observed = live_read(path, bufsize)
-    src = records_from_capture(data, path, split, grammar_name, splitter)
+    src = records_from_capture(data, path, split)
     verdict = classify_live(src, observed, bufsize)
     result = Result(
         subject=f"{path} read({bufsize})",
@@ -513,7 +488,8 @@ def _model_text(src: RecordSource, runs_by_n: list[tuple[int, list[BehaviourRun]
     from fmtcheck.kernel.seq_read import expected_stream
 
     total = len(expected_stream(src.records))
-    lines = [f"{src.label}: {len(src.records)} records, {total} bytes; {src.unit}; buffer starts at {PAGE_SIZE} bytes"]
+    lines = [f"{src.label}: {len(src.records)} records, {total} bytes; {src.unit}; buffer starts at {PAGE_SIZE} bytes",
+             BEHAVIOURS_LEGEND]
     for n, runs in runs_by_n:
         lines.append(f"read({n}):")
         for r in runs:
@@ -597,7 +573,7 @@ def _model_source(args: argparse.Namespace) -> RecordSource:
     data = read_capture(args.source)
     if len(data) > MAX_TOTAL_BYTES:
         raise InputError(args.source, f"larger than {MAX_TOTAL_BYTES} bytes")
-    return records_from_capture(data, args.source, args.split, args.grammar, getattr(args, "record_splitter", None))
+    return records_from_capture(data, args.source, args.split)
 
 
 def _model_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
@@ -631,7 +607,7 @@ def _live_command(args: argparse.Namespace, bufsizes: list[int]) -> int:
     report = Report(command="reads")
     rows = []
     for n in bufsizes:
-        result, src, verdict, observed = live_result(args.source, n, args.split, args.grammar, getattr(args, "record_splitter", None))
+        result, src, verdict, observed = live_result(args.source, n, args.split)
         report.results.append(result)
         rows.append((n, src, verdict, observed))
     overall = overall_behaviour([v.behaviour for _, _, v, _ in rows])
@@ -656,7 +632,7 @@ def _emit(
 
         from fmtcheck.common.result import RunInfo, json_document
 
-        options = {"max_examples": args.max_examples, "grammar": args.grammar}
+        options = {"max_examples": args.max_examples}
         inputs = [args.source] if args.source else []
         data = json_document(report, RunInfo(report.exit_code(), args.seed, options, inputs))
         data.update(jsonable(extra or {}))

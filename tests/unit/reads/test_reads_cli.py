@@ -185,22 +185,36 @@ def test_live_missing_file_is_exit_2(capsys):
     assert capsys.readouterr().err == "fmtcheck: error: /proc/no-such-file: no such file\n"
 
 
-# -- the grammar hook ----------------------------------------------------------------------
+# -- record units and limits -----------------------------------------------------------------
 
 
-def test_capture_uses_the_grammar_record_unit_when_one_is_given(tmp_path, capsys, monkeypatch):
-    import sys
-    import types
-
-    import fmtcheck.layout
-
-    fake = types.ModuleType("fmtcheck.layout.grammar")
-    fake.split_records = lambda data, name=None, path=None: ([data], "one record (single_open)")
-    monkeypatch.setitem(sys.modules, "fmtcheck.layout.grammar", fake)
-    monkeypatch.setattr(fmtcheck.layout, "grammar", fake)
+def test_grammar_is_no_option_of_reads_and_no_message_suggests_it(tmp_path, capsys):
+    """No grammar knows which show() call printed which bytes, so `reads` has no --grammar (it
+    used to offer one that always failed); --split gives the unit, and the note says so."""
     capture = tmp_path / "stat"
     capture.write_bytes(b"".join(b"%04d" % i + b"z" * 95 + b"\n" for i in range(60)))
+    with pytest.raises(SystemExit) as usage:
+        main(["reads", str(capture), "--grammar", "net_dev"])
+    assert usage.value.code == 2
+    assert "unrecognized arguments: --grammar" in capsys.readouterr().err
     code, data = run_json(capsys, str(capture), "--bufsize", "131072")
+    assert "--grammar" not in json.dumps(data) and "--split" in " ".join(data["notes"])
+    code, data = run_json(capsys, str(capture), "--bufsize", "131072", "--split", "file")
     result = data["results"][0]
-    assert result["record_unit"] == "records cut by grammar (one record (single_open))"
+    assert result["record_unit"] == "records split by --split file"
     assert result["behaviours"]["kernel"]["sizes"] == [6000, 0]  # one record: the buffer grows
+
+
+def test_check_at_its_read_call_limit_is_inconclusive_not_divergent(tmp_path, capsys, monkeypatch):
+    """A --check pattern that reaches CHECK_MAX_READS before EOF proves nothing either way: exit 3,
+    the reason names the limit, no divergence (it used to be reported divergent)."""
+    from fmtcheck.reads import command
+
+    monkeypatch.setattr(command, "CHECK_MAX_READS", 50)
+    capture = tmp_path / "lines"
+    capture.write_bytes(b"".join(b"%09d\n" % i for i in range(10)))  # 100 bytes: 100 read(1) calls
+    code, data = run_json(capsys, str(capture), "--bufsize", "1", "--check", "--max-examples", "1")
+    checks = [r for r in data["results"] if r["subject"].startswith("stream property")]
+    assert code == 3 and data["verdict"] == "inconclusive"
+    assert checks and all(r["verdict"] == "inconclusive" and not r["divergences"] for r in checks)
+    assert all("read-call limit" in r["reason"] and "50 read() calls" in r["reason"] for r in checks)
