@@ -113,3 +113,24 @@ def test_several_captures_each_reported(capsys) -> None:
     code = main(["check", str(CAPTURES / "net_dev_current"), "/nonexistent/capture", "--format", "json"])
     out = capsys.readouterr().out
     assert code == 2 and '"subject": "' + str(CAPTURES / "net_dev_current") in out and "/nonexistent/capture" in out
+
+
+def _named_documents(text: str) -> set[str]:
+    """Repository files a text names: Markdown link targets and `path/like.md` in backquotes or
+    parentheses (URLs and anchors aside)."""
+    import re
+
+    links = re.findall(r"\]\(([^)#\s]+)", text)
+    paths = re.findall(r"[`(]((?:[\w.-]+/)+[\w.-]+\.(?:md|json|toml|grammar))\b", text)
+    return {p for p in links + paths if "://" not in p}
+
+
+def test_every_document_the_readme_and_the_help_name_is_in_the_repository() -> None:
+    """A fresh clone is whole: nothing points at ../shared or at a file left out of the repository."""
+    root = FIXTURES.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    helps = [build_parser().format_help()] + [p.format_help() for p in _subparsers().values()]
+    named = {doc for doc in _named_documents(readme)} | {doc for h in helps for doc in _named_documents(h)}
+    assert "docs/cli-contract.md" in named and "docs/consumers.md" in named  # the scan sees them
+    missing = sorted(doc for doc in named if not (root / doc).is_file())
+    assert missing == [], missing
