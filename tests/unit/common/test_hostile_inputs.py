@@ -226,17 +226,53 @@ def test_patch_with_tree_link_to_proc_is_one_line(tmp_path):
 PLANTED = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
 
 
-def test_planted_modules_never_run_under_consumers(tmp_path):
+def _glued_patch(tmp_path: Path) -> Path:
+    """The example's glued rewrite as a patch of net/core/net-procfs.c (a file the consumers know)."""
+    import difflib
+
+    old, new = ((EXAMPLE / name).read_text().splitlines(keepends=True) for name in ("old.c", "new-glued.c"))
+    path = tmp_path / "glued.patch"
+    path.write_text("".join(difflib.unified_diff(old, new, "a/net/core/net-procfs.c", "b/net/core/net-procfs.c")))
+    return path
+
+
+def _glued_capture(tmp_path: Path) -> Path:
+    """/proc/net/dev with its first counter glued to the interface name."""
+    current = (ROOT / "fixtures" / "captures" / "net_dev_current").read_bytes()
+    glued = current.replace(b"lo:    3193", b"lo:3193", 1)
+    assert glued != current
+    path = tmp_path / "glued"
+    path.write_bytes(glued)
+    return path
+
+
+CONSUMER_RUNS = {
+    "verify": lambda tmp: ["verify", EXAMPLE / "old.c", EXAMPLE / "new-glued.c", "--consumers"],
+    "diff": lambda tmp: ["diff", ROOT / "fixtures" / "captures" / "net_dev_current", _glued_capture(tmp), "--consumers"],
+    "patch": lambda tmp: ["patch", _glued_patch(tmp), "--consumers"],
+}
+
+
+@pytest.mark.parametrize("entry", sorted(CONSUMER_RUNS))
+def test_planted_modules_never_run_under_consumers(entry, tmp_path):
     """Modules named like what --consumers imports, in the working directory: none may run, in
-    fmtcheck itself (`python -m fmtcheck`) or in the psutil probe child."""
+    fmtcheck itself (`python -m fmtcheck`) or in the psutil probe child, which must have run. The
+    child gets neither the caller's environment nor PYTHON* variables: a psutil planted on the
+    caller's PYTHONPATH (fmtcheck itself only looks psutil up there, it does not import it) stays
+    out of it too."""
+    planted, on_path = tmp_path / "cwd", tmp_path / "pythonpath"
+    planted.mkdir()
+    on_path.mkdir()
     marker = tmp_path / "MARKER"
     for name in ("jc", "psutil", "argparse", "json", "encodings_planted"):
-        (tmp_path / f"{name}.py").write_text(PLANTED.format(marker=str(marker)))
-    env = dict(os.environ, PYTHONPATH=str(tmp_path), PYTHONSTARTUP=str(tmp_path / "jc.py"))
-    proc = fmtcheck("verify", EXAMPLE / "old.c", EXAMPLE / "new-glued.c", "--consumers", cwd=tmp_path,
-                    env={k: v for k, v in env.items() if k != "PYTHONPATH"})
+        (planted / f"{name}.py").write_text(PLANTED.format(marker=str(marker)))
+    (on_path / "psutil.py").write_text(PLANTED.format(marker=str(marker)))
+    env = dict(os.environ, PYTHONSTARTUP=str(planted / "jc.py"), PYTHONPATH=str(on_path))
+    proc = fmtcheck(*CONSUMER_RUNS[entry](tmp_path), cwd=planted, env=env)
     assert proc.returncode == 1, proc.stderr
     assert not marker.exists(), "a module planted in the working directory ran"
+    psutil_row = next((line for line in proc.stdout.splitlines() if "psutil  " in line), "")
+    assert "values" in psutil_row, proc.stdout[-1500:]  # the probe child ran, and read the rendering
 
 
 def test_consumer_child_runs_isolated():
