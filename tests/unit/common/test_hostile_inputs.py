@@ -152,19 +152,32 @@ def test_standard_input_from_dev_null_is_empty_not_a_device():
     one_error_line(proc, "empty")
 
 
-def test_line_just_over_the_bound_is_refused(tmp_path):
-    """A line of 64 MiB + 1 byte, then a newline and more: refused, by every reader of captures."""
+OVER_THE_BOUND = {
+    "check --grammar": lambda p: ["check", p, "--grammar", "net_dev"],
+    "check": lambda p: ["check", p],
+    "diff": lambda p: ["diff", p, p],
+    "diff, no grammar": lambda p: ["diff", p, p],  # token by token: its own line reader
+    "reads": lambda p: ["reads", p, "--model"],
+    "patch": lambda p: ["patch", p],
+    "verify old": lambda p: ["verify", p, EXAMPLE / "new.c"],
+    "verify new": lambda p: ["verify", EXAMPLE / "old.c", p],
+}
+
+
+@pytest.mark.parametrize("entry", sorted(OVER_THE_BOUND))
+def test_line_just_over_the_bound_is_refused(entry, tmp_path):
+    """A line of 64 MiB + 1 byte, then a newline and more: refused by every reader of captures, and
+    by `patch` and `verify`, whose whole inputs are bounded lower (32 and 4 MiB). The line is a
+    hole in a sparse file, and each reader stops at its bound, so no run holds much more than it."""
     from fmtcheck.layout.reader import MAX_LINE
 
-    header = b"Inter-|   Receive\n face |bytes\n"
+    header = b"no layout known\n" if "no grammar" in entry else b"Inter-|   Receive\n face |bytes\n"
     path = tmp_path / "long"
     with open(path, "wb") as handle:
         handle.write(header)
         handle.seek(len(header) + MAX_LINE + 1)  # a hole: NUL bytes on disk for free
         handle.write(b"\n    lo: 1 2\n")
-    for argv in (["check", path, "--grammar", "net_dev"], ["diff", path, path], ["check", path],
-                 ["reads", path, "--model"]):
-        one_error_line(fmtcheck(*argv), str(path))
+    one_error_line(fmtcheck(*OVER_THE_BOUND[entry](path)), str(path), "MiB" if "check" in entry or "diff" in entry else "")
 
 
 # --- --tree ------------------------------------------------------------------------------------
