@@ -520,26 +520,15 @@ class Runner:
             if len(self.divergent) > before:
                 raise _Diverged()
 
-        import tempfile
+        from fmtcheck.common.hypothesis_home import private_hypothesis_home
 
-        from fmtcheck.common.termination import signals_deferred
-
-        from hypothesis import configuration
-
-        with signals_deferred():  # no SIGINT/SIGTERM between creating the directory and owning it
-            home = tempfile.TemporaryDirectory(prefix="fmtcheck-hypothesis-")
-        previous = getattr(configuration, "_configuration__hypothesis_home_directory", None)
-        previous = vars(configuration).get("__hypothesis_home_directory", previous)
-        configuration.set_hypothesis_home_dir(home.name)
-        try:
-            probe()
-        except _Diverged:
-            pass
-        except HypothesisException:
-            pass
-        finally:
-            configuration.set_hypothesis_home_dir(previous)
-            home.cleanup()
+        with private_hypothesis_home():
+            try:
+                probe()
+            except _Diverged:
+                pass
+            except HypothesisException:
+                pass
 
     def replay(self, outcome: Outcome) -> Outcome:
         """Every reported counterexample runs through both sides once more."""

@@ -637,8 +637,11 @@ def find_stream_counterexample(behaviour: str, seed: int = 0, max_examples: int 
         phases=[Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
     )
+    from fmtcheck.common.hypothesis_home import private_hypothesis_home
+
     try:
-        case = find(stream_cases(), wrong, settings=config, random=Random(seed))
+        with private_hypothesis_home():  # nothing written to the working directory
+            case = find(stream_cases(), wrong, settings=config, random=Random(seed))
     except NoSuchExample:
         return SearchOutcome(tried, None)
     return SearchOutcome(tried, check_stream_case(case, behaviour))

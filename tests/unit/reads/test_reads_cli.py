@@ -218,3 +218,20 @@ def test_check_at_its_read_call_limit_is_inconclusive_not_divergent(tmp_path, ca
     assert code == 3 and data["verdict"] == "inconclusive"
     assert checks and all(r["verdict"] == "inconclusive" and not r["divergences"] for r in checks)
     assert all("read-call limit" in r["reason"] and "50 read() calls" in r["reason"] for r in checks)
+
+
+def test_check_writes_nothing_in_the_working_directory_or_the_temporary_one(tmp_path):
+    """--check searches with Hypothesis, which keeps a cache in its home (`.hypothesis/` in the
+    working directory by default): the search has a private home, removed afterwards. (A
+    subprocess: under pytest, Hypothesis has already fixed its directory.)"""
+    import subprocess
+    import sys
+
+    cwd, tmp = tmp_path / "cwd", tmp_path / "tmp"
+    cwd.mkdir()
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    proc = subprocess.run([sys.executable, "-m", "fmtcheck", "reads", "--records", "100x100", "--check",
+                           "--max-examples", "20"], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (sorted(p.name for p in cwd.iterdir()), sorted(p.name for p in tmp.iterdir())) == ([], [])
