@@ -299,15 +299,35 @@ def test_consumer_child_runs_isolated():
 # --- signals -----------------------------------------------------------------------------------
 
 
-def test_sigterm_leaves_no_temporary_directory(tmp_path):
-    """SIGTERM while the engine searches (its Hypothesis home is a temporary directory)."""
+def _whole_file_patch(tmp_path: Path, old: Path, new: Path, name: str) -> Path:
+    """A patch rewriting OLD into NEW as NAME, with the whole file as context."""
+    import difflib
+
+    lines = [p.read_text().splitlines(keepends=True) for p in (old, new)]
+    path = tmp_path / "rewrite.patch"
+    path.write_text("".join(difflib.unified_diff(*lines, f"a/{name}", f"b/{name}", n=10_000)))
+    return path
+
+
+# Runs whose search keeps a temporary directory (its private Hypothesis home) for a while.
+SEARCHING_RUNS = {
+    "verify": lambda tmp: ["verify", EXAMPLE / "old.c", EXAMPLE / "new-divergent.c", "--max-examples", "100000"],
+    "patch": lambda tmp: ["patch", _whole_file_patch(tmp, EXAMPLE / "old.c", EXAMPLE / "new-divergent.c",
+                                                      "net/core/net-procfs.c"), "--max-examples", "100000"],
+    "reads": lambda tmp: ["reads", "--records", "100x100", "--check", "--max-examples", "100000"],
+}
+
+
+@pytest.mark.parametrize("entry", sorted(SEARCHING_RUNS))
+def test_sigterm_leaves_no_temporary_directory(entry, tmp_path):
+    """SIGTERM while the run searches (its Hypothesis home is a temporary directory): exit 143 and
+    nothing left in TMPDIR."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
     env.pop("FMTCHECK_DEBUG", None)
-    child = subprocess.Popen([sys.executable, "-m", "fmtcheck", "verify", str(EXAMPLE / "old.c"),
-                              str(EXAMPLE / "new-divergent.c"), "--max-examples", "100000"],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv = [sys.executable, "-m", "fmtcheck", *map(str, SEARCHING_RUNS[entry](tmp_path))]
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + HANG_GUARD
         while not any(tmp.iterdir()) and child.poll() is None and time.monotonic() < deadline:
@@ -319,7 +339,10 @@ def test_sigterm_leaves_no_temporary_directory(tmp_path):
     finally:
         if child.poll() is None:
             child.kill()
+    if child.returncode in (0, 1):  # Python's own SIGTERM death would be -15: this is a finished run
+        pytest.skip("the run ended between making its temporary directory and the signal")
     assert child.returncode == 128 + signal.SIGTERM, err
+    assert err.decode() == "fmtcheck: error: terminated\n"
     assert list(tmp.iterdir()) == [], "temporary directory left behind"
 
 
@@ -355,3 +378,66 @@ def test_sigterm_turned_into_a_library_error_ends_as_terminated_alone(outcome, m
     status = cli.main(["verify", str(EXAMPLE / "old.c"), str(EXAMPLE / "new.c"), "--format", "json"])
     out, err = capsys.readouterr()
     assert (status, err, out) == (EXIT_STATUS, "fmtcheck: error: terminated\n", "")
+
+
+def _terminated_while(check_first):
+    """A stand-in that, once CHECK_FIRST(*args) has looked at what the run holds at that point,
+    does what SIGTERM does there: the handler's flag, then `Terminated` from where the run stands."""
+    from fmtcheck.common.termination import STATE, Terminated
+
+    def stand_in(*args, **kwargs):
+        check_first(*args)
+        STATE.received = True
+        raise Terminated()
+
+    return stand_in
+
+
+def _tmpdir_holds(tmp: Path, prefix: str):
+    def check(*args) -> None:
+        assert any(p.name.startswith(prefix) for p in tmp.iterdir()), "the run holds no temporary directory yet"
+
+    return check
+
+
+@pytest.mark.parametrize("command", ["check", "diff"])
+def test_sigterm_while_standard_input_is_held_leaves_no_temporary_directory(command, tmp_path, monkeypatch):
+    """`-` for a capture goes through a temporary directory; SIGTERM while the capture is judged
+    (simulated at that point, in process) removes it, and the run ends `terminated`, exit 143."""
+    import io
+    import tempfile
+
+    from fmtcheck import cli
+    from fmtcheck.common.termination import EXIT_STATUS, STATE
+    from fmtcheck.layout import capture, diff
+
+    monkeypatch.setattr(STATE, "received", False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    capture_bytes = (ROOT / "fixtures" / "captures" / "net_dev_current").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(capture_bytes)))
+    judged = _terminated_while(_tmpdir_holds(tmp_path, "fmtcheck-stdin-"))
+    monkeypatch.setattr(capture, "check_captures", judged)
+    monkeypatch.setattr(diff, "diff_captures", judged)
+    argv = ["check", "-"] if command == "check" else ["diff", "-", str(ROOT / "fixtures" / "captures" / "net_dev_current")]
+    assert cli.main(argv) == EXIT_STATUS
+    assert list(tmp_path.iterdir()) == [], "temporary directory left behind"
+
+
+def test_sigterm_while_the_psutil_probe_runs_leaves_no_procfs_directory(tmp_path, monkeypatch, capsys):
+    """diff --consumers renders both captures into a temporary procfs root for the psutil child;
+    SIGTERM while the child runs (simulated there, in process) removes the root."""
+    import tempfile
+
+    from fmtcheck import cli
+    from fmtcheck.common.termination import EXIT_STATUS, STATE
+    from fmtcheck.impact import consumers
+
+    monkeypatch.setattr(STATE, "received", False)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    glued = _glued_capture(tmp_path)
+    monkeypatch.setattr(consumers.subprocess, "run", _terminated_while(_tmpdir_holds(tmp, "fmtcheck-procfs-")))
+    status = cli.main(["diff", str(ROOT / "fixtures" / "captures" / "net_dev_current"), str(glued), "--consumers"])
+    assert (status, capsys.readouterr().err) == (EXIT_STATUS, "fmtcheck: error: terminated\n")
+    assert list(tmp.iterdir()) == [], "temporary directory left behind"
