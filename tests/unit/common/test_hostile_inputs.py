@@ -147,6 +147,30 @@ def test_regular_file_that_would_block_is_refused(tmp_path, monkeypatch):
     assert caught.value.where == str(path) and "would block" in caught.value.what
 
 
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_regular_file_that_would_block_is_refused_at_every_entry_point(entry, tmp_path, monkeypatch, capsys):
+    """The same, through each command (in process): a procfs file such as /proc/kmsg looks like
+    every capture (regular, size 0) and answers EAGAIN to a non-blocking read. Simulated for that
+    one file; every other read is real."""
+    from fmtcheck import cli
+
+    path = tmp_path / "kmsg"
+    path.write_bytes(b"")
+    blocking = os.stat(path)
+    real_read = os.read
+
+    def read(fd, n):
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) == (blocking.st_dev, blocking.st_ino):
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_read(fd, n)
+
+    monkeypatch.setattr(inputfile.os, "read", read)
+    assert cli.main([str(a) for a in ENTRY_POINTS[entry](path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"fmtcheck: error: {path}: cannot read: it would block (it waits for data that may never come)\n"
+
+
 def test_standard_input_from_dev_null_is_empty_not_a_device():
     proc = fmtcheck("patch", "-", stdin=subprocess.DEVNULL)
     one_error_line(proc, "empty")
