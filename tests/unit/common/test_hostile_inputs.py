@@ -258,6 +258,19 @@ def test_patch_with_tree_link_to_proc_is_one_line(tmp_path):
     one_error_line(proc, str(patched), "cannot read", "out of the tree")
 
 
+def test_patch_with_tree_link_leaving_the_tree_is_one_line(tmp_path):
+    """End to end: --tree whose patched file links to a readable regular file outside the tree."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "fixtures" / "tree", tree)
+    patched = tree / "drivers" / "fake" / "fakestat.c"
+    outside = tmp_path / "outside.c"
+    shutil.copy(patched, outside)
+    patched.unlink()
+    patched.symlink_to(outside)
+    proc = fmtcheck("patch", ROOT / "fixtures" / "patches" / "09-mem-needs-tree.patch", "--tree", tree)
+    one_error_line(proc, str(patched), "cannot read", "out of the tree", str(outside))
+
+
 # --- --consumers -------------------------------------------------------------------------------
 
 PLANTED = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
