@@ -16,7 +16,6 @@ from typing import Iterable
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine, escape_bytes
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/fmtcheck/fmtcheck"
 
 # what each rule (a divergence kind) means, for SARIF's rule descriptions; unknown kinds get a
 # generic text
@@ -158,7 +157,6 @@ def sarif_log(report: Report, version: str) -> dict:
             "tool": {"driver": {
                 "name": "fmtcheck",
                 "version": version,
-                "informationUri": INFORMATION_URI,
                 "rules": [_sarif_rule(rule) for rule in rules],
             }},
             "results": [_sarif_result(f, rules.index(f.rule)) for f in found],
