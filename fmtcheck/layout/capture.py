@@ -123,8 +123,10 @@ def _majority(opener, grammar: Grammar, variants: dict | None, collect: bool, ou
                   max_divs=out.cost - 1)
     if full is None:
         return out
-    full.notes.append("the first lines disagree with the layout the rest of the capture shows; "
-                      "they are reported against it")
+    if full.divergences and min(d.line for d in full.divergences) <= lines[0]:
+        # said only when the lines that settled the first try are still reported
+        full.notes.append("the first lines disagree with the layout the rest of the capture shows; "
+                          "they are reported against it")
     return full
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fmtcheck.common.result import Divergence
 from fmtcheck.layout.compiler import run_checks
-from fmtcheck.layout.explain import MAX_REPAIR_LINE, explain, render_expected
+from fmtcheck.layout.explain import MAX_REPAIR_LINE, exact_with_newline, explain, render_expected
 from fmtcheck.layout.lookahead import first_lines, follow_first
 from fmtcheck.layout.matchstate import MAX_DIVERGENCES, State
 from fmtcheck.layout.model import (
@@ -103,7 +103,17 @@ class ChoiceMatcher:
         lines, nullable = follow_first(rest, st)
         if nullable and self.r.at_eof(st.pos):
             return True
-        return any(self.exact(line, st) is not None for line in lines)
+        return any(self.exact(line, st) is not None for line in lines) or self.last_line_follows(lines, st)
+
+    def last_line_follows(self, lines: list, st: State) -> bool:
+        """Is the line at st.pos the capture's last, without its newline, and one of LINES once
+        the newline is put back? Then it is what follows (reported as a missing newline there),
+        not one more record or option read against placeholder values."""
+        text, nl = self.r.line_at(st.pos)
+        if nl or not self.r.at_eof(st.pos + len(text)):
+            return False
+        return any(line.newline and exact_with_newline(self.g, line, text, st.params, self.compiled(line, st.params))
+                   for line in lines)
 
     def loosely_starts(self, body: list, st: State) -> bool:
         text, _ = self.r.line_at(st.pos)
@@ -124,8 +134,10 @@ class ChoiceMatcher:
 
     def extra_line(self, st: State) -> None:
         text, nl = self.r.line_at(st.pos)
+        what = "an empty line" if not text else "a line"
         self.add(Divergence(st.line, 1, b"", text, None, "breaking", "extra-line",
-                            expected_has_newline=False, actual_has_newline=nl))
+                            expected_has_newline=False, actual_has_newline=nl,
+                            note=f"{what} the layout does not print here: the next line is the layout's"))
         st.pos += len(text) + (1 if nl else 0)
         st.line += 1
 

@@ -58,7 +58,7 @@ def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, par
             compiled: Compiled | None = None) -> Divergence:
     """The first divergence of TEXT from what NODE prints for the values TEXT holds. When one
     missing blank earlier in the line explains it exactly, that is the divergence reported."""
-    if not has_nl and _exact_with_newline(g, node, text, params, compiled):
+    if not has_nl and exact_with_newline(g, node, text, params, compiled):
         return Divergence(line_no, len(text) + 1, text, text, None, "breaking", "missing-newline",
                           actual_has_newline=False, note="the last line has no newline")
     d = _explain(g, node, text, has_nl, line_no, params)
@@ -79,8 +79,8 @@ def explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, par
                       note="a blank is missing here: with one space inserted the line is exact")
 
 
-def _exact_with_newline(g: Grammar, node: Line, text: bytes, params: dict, compiled: Compiled | None) -> bool:
-    """Would TEXT be exact with the newline it lacks?"""
+def exact_with_newline(g: Grammar, node: Line, text: bytes, params: dict, compiled: Compiled | None) -> bool:
+    """Would TEXT (a last line without its newline) be exact with the newline it lacks?"""
     if compiled is None or len(text) > MAX_NEWLINE_LINE:
         return False
     cand = text + b"\n"
@@ -122,8 +122,13 @@ def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, pa
                           note="a value outside its field's domain")
     fname = field_at(spans, col - 1)
     kind, severity = classify(expected, text, col, node.header)
+    note = PLACEHOLDER_NOTE if placeholder else None
+    stripped = len(expected) - len(text)
+    if note is None and stripped > 0 and expected.rstrip(b" ") == text and expected.startswith(text):
+        note = (f"the line lacks the {stripped} trailing blank(s) the printer puts after its last field "
+                "(stripped by an editor or a copy?)")
     return Divergence(line_no, col, expected, text, fname, severity, kind, actual_has_newline=has_nl,
-                      note=PLACEHOLDER_NOTE if placeholder else None)
+                      note=note)
 
 
 def first_difference(a: bytes, b: bytes) -> int | None:

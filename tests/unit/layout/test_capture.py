@@ -261,3 +261,22 @@ def test_the_result_does_not_depend_on_where_the_chunks_end(monkeypatch):
         monkeypatch.setattr(reader, "MARGIN", margin)
         got = [(d.line, d.column, d.kind) for d in check_bytes(broken, "smaps").divergences]
         assert got == expected, (chunk, margin)
+
+
+def test_mountstats_options_longer_than_128_bytes_conform():
+    opts = b",".join(b"opt%d=%d" % (i, i * 1000) for i in range(30))
+    assert len(opts) > 128
+    cap = (b"device server:/export mounted on /mnt/" + b"d" * 200 + b" with fstype nfs4 statvers=1.1\n"
+           b"\topts:\t" + opts + b"\n\tage:\t13968\n\tcaps:\tcaps=0xfff7,wtmult=512,dtsize=32768,bsize=0,namlen=255\n"
+           b"\tsec:\tflavor=1,pseudoflavor=1\n\tevents:\t52 226 \n\tbytes:\t1 0 \n")
+    r = check_bytes(cap, "pid_mountstats")
+    assert r.verdict == "equivalent", r.divergences
+
+
+def test_a_row_whose_trailing_blank_was_stripped_says_so():
+    cap = (b"device server:/export mounted on /mnt with fstype nfs4 statvers=1.1\n"
+           b"\topts:\trw\n\tage:\t1\n\tcaps:\tcaps=0xfff7,wtmult=512,dtsize=32768,bsize=0,namlen=255\n"
+           b"\tsec:\tflavor=1\n\tevents:\t52 226\n\tbytes:\t1 0 \n")
+    r = check_bytes(cap, "pid_mountstats")
+    assert [(d.line, d.kind) for d in r.divergences] == [(6, "width")]
+    assert "trailing blank" in r.divergences[0].note
