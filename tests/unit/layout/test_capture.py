@@ -280,3 +280,34 @@ def test_a_row_whose_trailing_blank_was_stripped_says_so():
     r = check_bytes(cap, "pid_mountstats")
     assert [(d.line, d.kind) for d in r.divergences] == [(6, "width")]
     assert "trailing blank" in r.divergences[0].note
+
+
+# written from drivers/md/md.c:md_seq_show and the personalities' status (6.12): a bitmap line and
+# its empty line, a recovery line, arrays ending with a line of 6 blanks (7 when inactive)
+MDSTAT = (b"Personalities : [raid1] [raid0] [raid6] [raid5] [raid4] [raid10] \n"
+          b"md0 : active raid1 sdb1[1] sda1[0]\n      976629760 blocks super 1.2 [2/2] [UU]\n"
+          b"      bitmap: 0/8 pages [0KB], 65536KB chunk\n\n"
+          b"md1 : active raid5 sdc1[3] sdb1[1] sda1[0]\n"
+          b"      1953260544 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n"
+          b"      [=>...................]  recovery =  8.5% (83026432/976630272) finish=142.3min speed=104640K/sec\n"
+          b"      \n"
+          b"md2 : active raid1 sdd1[1] sde1[0](F)\n      1048512 blocks [2/1] [U_]\n      \n"
+          b"md3 : inactive sdf[0](S)\n      4883648 blocks super 1.2\n       \n"
+          b"md4 : active raid10 sdg[0] sdh[1] sdi[2] sdj[3]\n"
+          b"      209584128 blocks super 1.2 512K chunks 2 near-copies [4/4] [UUUU]\n      \n"
+          b"unused devices: <none>\n")
+
+
+def test_mdstat_as_md_seq_show_prints_it():
+    assert check_bytes(MDSTAT, "mdstat").verdict == "equivalent"
+
+
+@pytest.mark.parametrize("old, new", [
+    (b"[=>...................]", b"[=>..................]"),  # a bar of 20, not 21
+    (b"\n      \nmd2", b"\n\nmd2"),  # the 6 blanks stripped
+    (b"[raid10] \n", b"[raid10]\n"),  # the blank after the last personality stripped
+    (b"  recovery =  8.5%", b"  recovery = 8.5%"),  # "%3u" of the percentage
+])
+def test_mdstat_departures_diverge(old, new):
+    assert old in MDSTAT
+    assert check_bytes(MDSTAT.replace(old, new, 1), "mdstat").verdict == "divergent"

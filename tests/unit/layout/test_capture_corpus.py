@@ -41,7 +41,7 @@ KIND_GRAMMAR = {
     "net/udp6": "net_udp6", "net/udplite6": "net_udp6", "net/raw6": "net_udp6", "net/unix": "net_unix",
     "net/arp": "net_arp", "cpuinfo": "cpuinfo", "schedstat": "schedstat", "consoles": "consoles",
     "modules": "modules", "net/rpc/nfs": "net_rpc_nfs", "net/rpc/nfsd": "net_rpc_nfsd", "PID/fdinfo": "pid_fdinfo",
-    "slabinfo": "slabinfo", "zoneinfo": "zoneinfo", "zoneinfo2": "zoneinfo",
+    "slabinfo": "slabinfo", "zoneinfo": "zoneinfo", "zoneinfo2": "zoneinfo", "mdstat": "mdstat",
 }
 # the cpuinfo grammar is that of x86 and arm (show_cpuinfo, c_show); s390 and powerpc print their
 # own labels and have their own grammars; others ("%-10s : " on ia64, mips...) have none yet
