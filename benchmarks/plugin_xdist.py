@@ -1,15 +1,17 @@
 """The pytest plugin on a patch queue: wall time serial and under ``-n N``, and the junit times.
 
-Builds a queue of ``--size`` fixture patches (the patches of fixtures/patches that need no tree,
-cycled under distinct names until the queue is full) in a temporary directory, runs
+Builds a queue of ``--size`` fixture patches in a temporary directory: the repository's patch
+fixtures that need no tree (fixtures/patches but 09, fixtures/plugin/queue, fixtures/hostile's
+seed patches: 20 in all), cycled under distinct names when more are asked for. It runs
 ``pytest --fmtcheck-patches`` over it serially and with ``-n N`` for each N given (``CI=true``, so
 every run uses seed 0 and judges the same way), and prints each run's wall time beside the serial
-run's (the baseline, measured in the same invocation), the outcome counts (which must not change
-with ``-n``), and the sum and largest of the junit ``time`` of the items: the judging time pytest
-records. It measures and prints; it asserts nothing.
+run's (the baseline, measured in the same invocation), the wall time of pytest on one empty test
+under the same setting (what pytest and xdist cost before any judging), the outcome counts (which
+must not change with ``-n``), how many items each worker ran, and the sum and largest of the junit
+``time`` of the items: the judging time pytest records. It measures and prints; it asserts nothing.
 
     python benchmarks/plugin_xdist.py [--size 20] [--workers 2 [--workers 4]] [--repeat 1]
-                                      [--bytecode env|warm|both]
+                                      [--bytecode env|warm|both] [--max-examples N]
 """
 
 from __future__ import annotations
@@ -23,19 +25,27 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PATCHES = ROOT / "fixtures" / "patches"
+FIXTURE_PATCHES = (ROOT / "fixtures" / "patches", ROOT / "fixtures" / "plugin" / "queue", ROOT / "fixtures" / "hostile")
 NEEDS_TREE = frozenset({"09-mem-needs-tree.patch"})
 QUEUE_SUFFIXES = (".patch", ".diff", ".mbx", ".txt")
+
+
+def fixture_patches() -> list[Path]:
+    """Every patch fixture that fmtcheck judges without a tree (bad/ and bad.patch are unreadable
+    on purpose and not in these directories)."""
+    return [p for directory in FIXTURE_PATCHES for p in sorted(directory.iterdir())
+            if p.is_file() and p.suffix in QUEUE_SUFFIXES and p.name not in NEEDS_TREE]
 _OUTCOME = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)")
+_WORKER = re.compile(r"^\[(gw\d+)\] \[\s*\d+%\] ", re.MULTILINE)  # pytest -v under xdist
 
 
 def build_queue(directory: Path, size: int) -> list[Path]:
     """SIZE patch files: the tree-free fixtures, cycled, each under its own name."""
-    sources = sorted(p for p in PATCHES.iterdir()
-                     if p.is_file() and p.suffix in QUEUE_SUFFIXES and p.name not in NEEDS_TREE)
+    sources = fixture_patches()
     directory.mkdir(parents=True, exist_ok=True)
     queue = []
     for index in range(size):
@@ -57,11 +67,12 @@ def environment(pycache: str | None) -> dict[str, str]:
     return env
 
 
-def run_pytest(queue: Path, workers: int, junit: Path, env: dict[str, str]) -> tuple[float, str]:
-    """Wall time and outcome line of one pytest run over the queue (exit status 1 is expected:
-    some fixtures diverge)."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-            f"--fmtcheck-patches={queue}", "--rootdir", str(queue.parent)]
+def run_pytest(queue: Path, workers: int, junit: Path, env: dict[str, str],
+               extra: list[str]) -> tuple[float, str]:
+    """Wall time and outcomes of one pytest run over the queue (exit status 1 is expected: some
+    fixtures diverge); under xdist the outcomes end with how many items each worker ran."""
+    argv = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", f"--junitxml={junit}",
+            f"--fmtcheck-patches={queue}", "--rootdir", str(queue.parent), *extra]
     if workers:
         argv += ["-n", str(workers)]
     start = time.perf_counter()
@@ -72,6 +83,9 @@ def run_pytest(queue: Path, workers: int, junit: Path, env: dict[str, str]) -> t
         raise SystemExit(f"pytest exited {proc.returncode}")
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     outcomes = ", ".join(f"{n} {word}" for n, word in sorted(_OUTCOME.findall(last), key=lambda m: m[1]))
+    per_worker = Counter(_WORKER.findall(proc.stdout))
+    if per_worker:
+        outcomes += "; items per worker " + " ".join(f"{w}:{n}" for w, n in sorted(per_worker.items()))
     return elapsed, outcomes
 
 
@@ -81,20 +95,36 @@ def junit_times(junit: Path) -> tuple[int, float, float]:
     return len(times), sum(times), max(times, default=0.0)
 
 
+def run_empty(directory: Path, workers: int, env: dict[str, str]) -> float:
+    """Wall time of pytest on one empty test: what pytest and xdist cost before any judging."""
+    test = directory / "test_empty.py"
+    test.write_text("def test_nothing():\n    pass\n")
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test), "--rootdir", str(directory)]
+    if workers:
+        argv += ["-n", str(workers)]
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=directory, env=env, capture_output=True, text=True, timeout=300, check=True)
+    return time.perf_counter() - start
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=20, help="patches in the queue (default 20)")
     parser.add_argument("--workers", type=int, action="append", help="-n values to compare (default 2)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting, interleaved; the best is shown")
+    parser.add_argument("--max-examples", type=int, default=None,
+                        help="--fmtcheck-max-examples for every run (default: the plugin's, 200)")
     parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
                         help="as the environment is, with a warm bytecode cache, or both (default)")
     args = parser.parse_args(argv)
     settings = [0] + (args.workers or [2])
     caches = ["env", "warm"] if args.bytecode == "both" else [args.bytecode]
+    extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
     print(f"pytest plugin on a queue of {args.size} fixture patches ({os.cpu_count()} CPUs, "
-          f"best of {max(args.repeat, 1)}, load average {os.getloadavg()[0]:.1f} at start)")
-    print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'items':>6} {'junit sum s':>12} "
-          f"{'junit max s':>12}  outcomes")
+          f"best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
+          f"load average {os.getloadavg()[0]:.1f} at start)")
+    print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'empty s':>8} {'items':>6} "
+          f"{'junit sum s':>12} {'junit max s':>12}  outcomes")
     with tempfile.TemporaryDirectory(prefix="fmtcheck-queue-") as tmp:
         queue = Path(tmp) / "queue"
         build_queue(queue, args.size)
@@ -102,30 +132,39 @@ def main(argv: list[str] | None = None) -> int:
             pycache = os.path.join(tmp, "pycache") if cache == "warm" else None
             env = environment(pycache)
             if pycache:
-                run_pytest(queue, 0, Path(tmp) / "warm-up.xml", env)  # fills the bytecode cache
-            best = measure(queue, settings, max(args.repeat, 1), env, Path(tmp))
+                run_pytest(queue, 0, Path(tmp) / "warm-up.xml", env, extra)  # fills the bytecode cache
+            best = measure(queue, settings, max(args.repeat, 1), env, Path(tmp), extra)
             serial = best[0][0]
             for n in settings:
-                wall, outcomes, (items, total, largest) = best[n]
+                wall, empty, outcomes, (items, total, largest) = best[n]
                 label = "serial" if n == 0 else f"-n {n}"
-                print(f"{cache:<9} {label:<7} {wall:>7.2f} {wall / serial:>9.2f}x {items:>6} {total:>12.2f} "
-                      f"{largest:>12.2f}  {outcomes}")
+                print(f"{cache:<9} {label:<7} {wall:>7.2f} {wall / serial:>9.2f}x {empty:>8.2f} {items:>6} "
+                      f"{total:>12.2f} {largest:>12.2f}  {outcomes}")
+            for n in settings[1:]:
+                startup = best[n][1] - best[0][1]
+                saving = best[0][3][1] * (1 - 1 / n)
+                print(f"{cache:<9} -n {n}: xdist start-up {startup:.2f} s (empty test, -n {n} minus serial); "
+                      f"splitting the queue's {best[0][3][1]:.2f} s of judging saves at most {saving:.2f} s; "
+                      f"the queue over an empty test: serial {best[0][0] - best[0][1]:.2f} s, "
+                      f"-n {n} {best[n][0] - best[n][1]:.2f} s")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 
-def measure(queue: Path, settings: list[int], repeat: int, env: dict[str, str],
-            tmp: Path) -> dict[int, tuple[float, str, tuple[int, float, float]]]:
-    """The best run of each setting (wall, outcomes, junit times), the settings interleaved so a
-    change in the machine's load hits all of them alike."""
-    best: dict[int, tuple[float, str, tuple[int, float, float]]] = {}
+def measure(queue: Path, settings: list[int], repeat: int, env: dict[str, str], tmp: Path,
+            extra: list[str]) -> dict[int, tuple[float, float, str, tuple[int, float, float]]]:
+    """The best run of each setting: (queue wall, empty-test wall, outcomes, junit times), the
+    settings interleaved so a change in the machine's load hits all of them alike."""
+    best: dict[int, tuple[float, float, str, tuple[int, float, float]]] = {}
+    empty: dict[int, float] = {}
     for _round in range(repeat):
         for n in settings:
             junit = tmp / f"junit-{n}.xml"
-            wall, outcomes = run_pytest(queue, n, junit, env)
+            wall, outcomes = run_pytest(queue, n, junit, env, extra)
+            empty[n] = min(empty.get(n, float("inf")), run_empty(tmp, n, env))
             if n not in best or wall < best[n][0]:
-                best[n] = (wall, outcomes, junit_times(junit))
-    return best
+                best[n] = (wall, 0.0, outcomes, junit_times(junit))
+    return {n: (wall, empty[n], outcomes, times) for n, (wall, _e, outcomes, times) in best.items()}
 
 
 if __name__ == "__main__":
