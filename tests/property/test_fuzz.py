@@ -451,10 +451,6 @@ def _write(tmp_path: Path, name: str, data: bytes) -> str:
 # verify
 
 
-# Known bug (found by this test in CI, 2026-12-01): a do-while whose condition is always true on
-# one side, against a switch on the other, runs past the 120 s hang guard (the path prover follows
-# each path to the step limit). Open until the engine bounds that work; the test still runs.
-@pytest.mark.xfail(reason="known hang: always-true do-while vs switch (path prover work unbounded)", strict=False)
 @SETTINGS
 @given(old=C_INPUT, new=C_INPUT, opts=COMMON_OPTS)
 def test_verify_fuzz(tmp_path, capsys, old, new, opts):
