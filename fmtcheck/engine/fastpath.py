@@ -85,18 +85,27 @@ def key_of(template: str) -> Callable[[dict], str] | None:
     A loop's placeholder itself (`#0`) is read from env as it is: the iteration's number."""
     if _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
         return None
-    parts: list[Any] = []
+    pieces: list[str] = []
+    getters: list[Callable[[dict], Any]] = []
     pos = 0
     for m in _TOKEN.finditer(template):
-        parts.append(template[pos:m.start()])
+        pieces.append(template[pos:m.start()].replace("%", "%%"))
+        pieces.append("%s")
         if m.group(1) is not None:
-            parts.append(lambda env, name="#" + m.group(1): str(env[name]))
+            getters.append(lambda env, name="#" + m.group(1): env[name])
         else:
             key, signed, bits = m.group(2), m.group(3) == "s", int(m.group(4))
-            parts.append(lambda env, key=key, bits=bits, signed=signed: str(_wrap(env[key], bits, signed)))
+            getters.append(lambda env, key=key, bits=bits, signed=signed: _wrap(env[key], bits, signed))
         pos = m.end()
-    parts.append(template[pos:])
-    return lambda env: "".join(p if isinstance(p, str) else p(env) for p in parts)
+    pieces.append(template[pos:].replace("%", "%%"))
+    fmt = "".join(pieces)
+    if len(getters) == 1:
+        only = getters[0]
+        return lambda env: fmt % only(env)
+    if len(getters) == 2:
+        first, second = getters
+        return lambda env: fmt % (first(env), second(env))
+    return lambda env: fmt % tuple(g(env) for g in getters)
 
 
 def compile_tree(tree: tuple) -> Callable[[dict], int]:

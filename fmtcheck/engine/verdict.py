@@ -6,10 +6,12 @@ classifies a difference. This module runs them in order:
 
 1. proof: run both sides on symbols; if neither branches on an input and both print the same
    sequence of literal bytes and normalised fields, the rewrite is `proven` for all inputs;
-2. test: the deterministic sweep, then Hypothesis (only when the proof failed), replaying every
-   case through both sides;
-3. report: every divergence is shrunk, replayed once more through both sides, located (line,
-   column, field) and classified (kind, severity), and the worst case found beside the minimal one.
+2. test: the deterministic sweep, then Hypothesis (only when the proof failed and the sweep found
+   no difference), each case through the compiled traces when it can take them, else through the
+   interpreter;
+3. report (`divergences`): the cases it describes are run through the interpreter, shrunk,
+   replayed once more, located (line, column, field) and classified (kind, severity), and the
+   worst case found beside the minimal one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, Limi
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine
-from fmtcheck.engine.compare import Outcome, describe, line_labels, unshared_call
+from fmtcheck.engine.compare import Outcome, unshared_call
+from fmtcheck.engine import divergences
 from fmtcheck.engine import paths
 from fmtcheck.engine.fastpath import Fallback, compile_trace
 from fmtcheck.engine.budget import WorkBudget
@@ -42,10 +45,9 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
-from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, nonzero_count, shrink
+from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
-MAX_REPORTED_LINES = 12
 
 
 class _Same:
@@ -256,26 +258,34 @@ class Runner:
 
     def run_case(self, inputs) -> Outcome | None:
         """Both sides on one input source; None when the case has undefined behaviour."""
-        if self.fast is not None and self._same_fast(inputs):
+        outcome = self._run_fast(inputs) if self.fast is not None else None
+        if outcome is not None:
             self.cases += 1
             self.budget.charge(1)
-            return SAME
+            return outcome
         return self.run_slow(inputs)
 
-    def _same_fast(self, inputs) -> bool:
-        """Both sides through their compiled traces: True when the bytes are equal. A difference,
-        or a case the fast path cannot take, goes to the interpreter, which reports it."""
+    def _run_fast(self, inputs) -> Outcome | None:
+        """Both sides through their compiled traces: SAME when the bytes are equal, a pending
+        outcome (confirmed by the interpreter if reported) when a vector's bytes differ and no
+        opaque call printed. Anything else, or a case the fast path cannot take, is None: the
+        interpreter runs it."""
         env = self._environment(inputs)
         if env is None:
-            return False
+            return None
         try:
-            return self.fast[0].render(env) == self.fast[1].render(env)
+            old, new = self.fast[0].render(env), self.fast[1].render(env)
         except Fallback:
-            return False
+            return None
+        if old == new:
+            return SAME
+        if old[1] or new[1] or not isinstance(inputs, VectorInputs):
+            return None
+        return divergences.pending_outcome(self.fast, env, (old[0], new[0]), inputs, self.kinds)
 
     def _environment(self, inputs) -> dict | None:
         if isinstance(inputs, VectorInputs):
-            env = {k: zero_value(kind) for k, kind in self.kinds.items()} if inputs.zero else dict(self.defaults)
+            env = dict(self._zeros()) if inputs.zero else dict(self._defaults())
             for key, value in inputs.values.items():
                 if key not in env or type(value) is not type(env[key]):
                     return None
@@ -292,6 +302,14 @@ class Runner:
             return dict(inputs.values)
         return None
 
+    def _zeros(self) -> dict[str, Any]:
+        """Every discovered input at its zero, built again only when an input was discovered."""
+        if len(self.zeros) != len(self.kinds):
+            self.zeros = {k: zero_value(kind) for k, kind in self.kinds.items()}
+        return self.zeros
+
+    zeros: dict[str, Any] = {}
+
     def enable_fast_path(self) -> None:
         """Compile both traces once the inputs are known (after the discovery run)."""
         if self.traces is None or any(k[0] not in ("int", "str", "loop") for k in self.kinds.values()):
@@ -302,12 +320,23 @@ class Runner:
         for key, kind in old.keys | new.keys:
             if self.kinds.get(key, (kind,))[0] != kind:
                 return  # one input used both as a number and as a string: the interpreter decides
-        for index, (key, kind) in enumerate(self.kinds.items()):
+        self.fast = (old, new)
+        self._defaults()
+
+    def _defaults(self) -> dict[str, Any]:
+        """The fast path's values for the inputs a vector does not name: small distinct ones, as
+        the interpreter gives; an input discovered later (by a case the interpreter ran) gets its
+        own, so that later vectors naming it still take the fast path."""
+        items = list(self.kinds.items()) if len(self.kinds) > self.defaulted else []
+        for index, (key, kind) in enumerate(items[self.defaulted:], self.defaulted):
             if kind[0] == "loop":
                 self.defaults[key] = VectorInputs().default_loop
-            else:
+            elif kind[0] in ("int", "str"):
                 self.defaults[key] = small_value(index, kind) if kind[0] == "int" else default_string(kind[1])
-        self.fast = (old, new)
+        self.defaulted = max(self.defaulted, len(items))
+        return self.defaults
+
+    defaulted = 0
 
     def run_slow(self, inputs) -> Outcome | None:
         """Both sides through the interpreter, the reference."""
@@ -361,8 +390,8 @@ class Runner:
             if not self.try_case(VectorInputs(witness, zero=True), "witness"):
                 break
         self.planned_search()
-        if not proven or self.divergent:
-            self.hypothesis_search(options)
+        if not proven and not self.divergent:
+            self.hypothesis_search(options)  # a divergence found needs no more search (nor its import)
         if not proven and not self.divergent:
             self.aimed_search()
         return self.verdict(options, subject, proven, proof_note)
@@ -427,7 +456,7 @@ class Runner:
             return _hanging_result(result, hanging)
         if realizable:
             result.verdict = "divergent"
-            result.divergences = self.report(realizable)
+            result.divergences = divergences.report(self, realizable)
             result.extra["decided_by"] = self.decided_by
             if self.more_lines:
                 result.notes.append(f"{self.more_lines} more differing line(s) not shown")
@@ -529,80 +558,6 @@ class Runner:
                 pass
             except HypothesisException:
                 pass
-
-    def replay(self, outcome: Outcome) -> Outcome:
-        """Every reported counterexample runs through both sides once more."""
-        again = self.run_slow(VectorInputs(outcome.inputs, zero=True))
-        if again is None or again.same or again.old.data != outcome.old.data or again.new.data != outcome.new.data:
-            raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
-        return again
-
-    # -- reporting ------------------------------------------------------------------------
-    def report(self, divergent: list[Outcome]) -> list[Divergence]:
-        """One divergence per differing output line, each with its smallest counterexample and,
-        when that is only cosmetic, the worst case found for the same line."""
-        by_label: dict[int, list[Outcome]] = {}
-        for outcome in divergent:
-            for label in line_labels(outcome):
-                by_label.setdefault(label, []).append(outcome)
-        out: list[Divergence] = []
-        labels = sorted(by_label)
-        if len(labels) > MAX_REPORTED_LINES:
-            self.more_lines = len(labels) - MAX_REPORTED_LINES
-            labels = labels[:MAX_REPORTED_LINES]
-        for label in labels:
-            outcomes = by_label[label]
-            best = self.shrink(min(outcomes, key=_size), label)
-            div = describe(best, self.aliases, label)
-            div.rendered = (best.old.data, best.new.data)
-            worst_div = div
-            for candidate in outcomes[:400]:
-                d = describe(candidate, self.aliases, label)
-                if d.severity == "breaking":
-                    worst_div = d
-                    break
-            if div.severity == "cosmetic" and worst_div.severity == "breaking":
-                div.severity = "breaking"
-                div.note = (f"cosmetic at the smallest input, but {worst_div.kind} when values fill their "
-                            "columns: see the worst case")
-                div.worst = {
-                    "kind": worst_div.kind, "severity": worst_div.severity,
-                    "expected": worst_div.expected, "actual": worst_div.actual,
-                    "line": worst_div.line, "column": worst_div.column,
-                    "counterexample": worst_div.counterexample,
-                }
-            out.append(div)
-        out.sort(key=lambda d: (d.line, d.column))
-        return out
-
-    def shrink(self, outcome: Outcome, label: int) -> Outcome:
-        """The fewest non-zero inputs and the smallest values that still differ on `label`."""
-
-        def still_fails(trial: dict[str, Any]) -> Outcome | None:
-            again = self.run_slow(VectorInputs(trial, zero=True))
-            if again is not None and not again.same and label in line_labels(again):
-                return again
-            return None
-
-        spare = WorkBudget(self.budget.bounds)  # shrinking has its own budget: a found slip stays found
-        kinds = {k: self.kinds.get(k, _kind_of(v)) for k, v in outcome.inputs.items()}
-        counted = self.budget
-        self.budget = spare
-        try:
-            _, best = shrink(outcome.inputs, kinds, still_fails, spare.exhausted)
-        finally:
-            self.budget = counted
-        return self.replay(best or outcome)
-
-
-def _kind_of(value: Any) -> tuple:
-    if isinstance(value, (bytes, bytearray)):
-        return ("str", "text")
-    return ("int", 64, False)
-
-
-def _size(outcome: Outcome) -> tuple[int, int]:
-    return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
 
 
 def _norm_key(key: str) -> str:

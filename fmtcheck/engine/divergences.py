@@ -1,0 +1,189 @@
+"""Divergent cases and their report: a case found on the fast path stays bytes until reported.
+
+The search needs only the bytes of a case whose compiled renderings differ: which lines differ and
+how badly (severity is a function of the bytes). Running every such case through the interpreter
+as it was found cost most of a divergent verdict (up to 2,000 interpreter runs for one slip). So a
+fast-path difference is kept as a `PendingOutcome`: the two renderings and the untouched input
+source. The report asks the interpreter, the reference, only for the cases it describes (the
+smallest per differing line, the first breaking one); a case the interpreter does not confirm is
+passed over, as if it had run there when found. Nothing reported comes from the fast path alone:
+every counterexample is confirmed, shrunk and replayed by the interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from fmtcheck.common.errors import Inconclusive
+from fmtcheck.common.result import Divergence
+from fmtcheck.engine.budget import WorkBudget
+from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.engine.inputs import VectorInputs
+from fmtcheck.engine.search import nonzero_count, shrink
+
+MAX_REPORTED_LINES = 12  # differing lines described per function; the rest are counted
+MAX_WORST_CANDIDATES = 400  # cases of one line looked at for a worse (breaking) difference
+
+
+class RenderedOutput:
+    """One side's bytes as the fast path rendered them: no field spans, call sites or events (a
+    trace with opaque calls is never kept pending)."""
+
+    __slots__ = ("data",)
+    events: tuple = ()
+    event_sites: dict = {}
+    ub: tuple = ()
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def field_at(self, offset: int) -> None:
+        return None
+
+    def site_at(self, offset: int) -> None:
+        return None
+
+
+@dataclass
+class PendingOutcome(Outcome):
+    """A fast-path difference not yet run through the interpreter. `inputs` are the values the
+    renderings read (to order candidates by size); `source` is the input source itself."""
+
+    source: Any = None
+    confirmed: Outcome | None = None
+    tried: bool = False
+
+
+class ReadLog(dict):
+    """An environment that notes which keys a rendering reads."""
+
+    def __init__(self, env: dict) -> None:
+        super().__init__(env)
+        self.read: dict[str, None] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        self.read[key] = None
+        return super().__getitem__(key)
+
+
+def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes, bytes],
+                    inputs: VectorInputs, known: dict[str, Any]) -> PendingOutcome:
+    """The pending outcome of a case whose renderings differ; `known` are the discovered inputs."""
+    log = ReadLog(env)
+    for renderer in renderers:
+        renderer.render(log)
+    values = {key: env[key] for key in log.read if key in known}
+    return PendingOutcome(RenderedOutput(rendered[0]), RenderedOutput(rendered[1]), values, source=inputs)
+
+
+def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:
+    """The interpreter's outcome for a reported case: itself when it came from the interpreter;
+    for a pending one, the interpreter's run of its input source, or None when that shows no
+    difference on `label` (then the fast path was wrong about it and it is passed over)."""
+    if not isinstance(outcome, PendingOutcome):
+        return outcome
+    if not outcome.tried:
+        outcome.tried = True
+        outcome.confirmed = runner.run_slow(outcome.source)
+    again = outcome.confirmed
+    if again is None or again.same or label not in line_labels(again):
+        return None
+    return again
+
+
+def size(outcome: Outcome) -> tuple[int, int]:
+    return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
+
+
+def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
+    """One divergence per differing output line, each with its smallest counterexample and,
+    when that is only cosmetic, the worst case found for the same line. Only the cases described
+    run through the interpreter."""
+    by_label: dict[int, list[Outcome]] = {}
+    for outcome in divergent:
+        for label in line_labels(outcome):
+            by_label.setdefault(label, []).append(outcome)
+    out: list[Divergence] = []
+    labels = sorted(by_label)
+    for label in labels:
+        if len(out) == MAX_REPORTED_LINES:
+            runner.more_lines = len(labels) - labels.index(label)
+            break
+        outcomes = by_label[label]
+        smallest = _first_confirmed(runner, sorted(outcomes, key=size), label)
+        if smallest is None:
+            continue
+        best = shrink_case(runner, smallest, label)
+        div = describe(best, runner.aliases, label)
+        div.rendered = (best.old.data, best.new.data)
+        worst_div = div if div.severity != "cosmetic" else _worst(runner, outcomes, label) or div
+        if div.severity == "cosmetic" and worst_div.severity == "breaking":
+            div.severity = "breaking"
+            div.note = (f"cosmetic at the smallest input, but {worst_div.kind} when values fill their "
+                        "columns: see the worst case")
+            div.worst = {
+                "kind": worst_div.kind, "severity": worst_div.severity,
+                "expected": worst_div.expected, "actual": worst_div.actual,
+                "line": worst_div.line, "column": worst_div.column,
+                "counterexample": worst_div.counterexample,
+            }
+        out.append(div)
+    if divergent and not out:
+        raise Inconclusive("engine", "the fast path and the interpreter disagree on every differing case (model error)")
+    out.sort(key=lambda d: (d.line, d.column))
+    return out
+
+
+def _first_confirmed(runner: Any, outcomes: list[Outcome], label: int) -> Outcome | None:
+    for outcome in outcomes:
+        real = confirm(runner, outcome, label)
+        if real is not None:
+            return real
+    return None
+
+
+def _worst(runner: Any, outcomes: list[Outcome], label: int) -> Divergence | None:
+    """The first breaking difference on `label` among the first candidates, judged on bytes and
+    described from the interpreter's run."""
+    for candidate in outcomes[:MAX_WORST_CANDIDATES]:
+        if describe(candidate, runner.aliases, label).severity != "breaking":
+            continue
+        real = confirm(runner, candidate, label)
+        if real is not None:
+            return describe(real, runner.aliases, label)
+    return None
+
+
+def shrink_case(runner: Any, outcome: Outcome, label: int) -> Outcome:
+    """The fewest non-zero inputs and the smallest values that still differ on `label`."""
+
+    def still_fails(trial: dict[str, Any]) -> Outcome | None:
+        again = runner.run_slow(VectorInputs(trial, zero=True))
+        if again is not None and not again.same and label in line_labels(again):
+            return again
+        return None
+
+    spare = WorkBudget(runner.budget.bounds)  # shrinking has its own budget: a found slip stays found
+    kinds = {k: runner.kinds.get(k, _kind_of(v)) for k, v in outcome.inputs.items()}
+    counted = runner.budget
+    runner.budget = spare
+    try:
+        _, best = shrink(outcome.inputs, kinds, still_fails, spare.exhausted)
+    finally:
+        runner.budget = counted
+    return replay(runner.run_slow, best or outcome)
+
+
+def replay(run_slow: Callable[[VectorInputs], Outcome | None], outcome: Outcome) -> Outcome:
+    """Every reported counterexample runs through both sides once more."""
+    again = run_slow(VectorInputs(outcome.inputs, zero=True))
+    if again is None or again.same or again.old.data != outcome.old.data or again.new.data != outcome.new.data:
+        raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
+    return again
+
+
+def _kind_of(value: Any) -> tuple:
+    if isinstance(value, (bytes, bytearray)):
+        return ("str", "text")
+    return ("int", 64, False)
