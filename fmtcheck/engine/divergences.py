@@ -55,25 +55,13 @@ class PendingOutcome(Outcome):
     tried: bool = False
 
 
-class ReadLog(dict):
-    """An environment that notes which keys a rendering reads."""
-
-    def __init__(self, env: dict) -> None:
-        super().__init__(env)
-        self.read: dict[str, None] = {}
-
-    def __getitem__(self, key: str) -> Any:
-        self.read[key] = None
-        return super().__getitem__(key)
-
-
 def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes, bytes],
                     inputs: VectorInputs, known: dict[str, Any]) -> PendingOutcome:
     """The pending outcome of a case whose renderings differ; `known` are the discovered inputs."""
-    log = ReadLog(env)
+    read: dict[str, None] = {}
     for renderer in renderers:
-        renderer.render(log)
-    values = {key: env[key] for key in log.read if key in known}
+        renderer.reads(dict(env), read)
+    values = {key: env[key] for key in read if key in known}
     return PendingOutcome(RenderedOutput(rendered[0]), RenderedOutput(rendered[1]), values, source=inputs)
 
 

@@ -76,6 +76,7 @@ def tree_keys(tree: tuple) -> set[str]:
 
 
 _PLACEHOLDER = re.compile(r"#\d+")
+_VALUE_KEYS = re.compile(r"@(.+?):[su]\d+(?=[,)])")  # inputs whose value names another input's key
 _TOKEN = re.compile(r"#(\d+)|@(.+?):([su])(\d+)(?=[,)])")
 
 
@@ -176,6 +177,8 @@ class Renderer:
             elif isinstance(item, tuple) and item[0] != "event":
                 tree = item[-1]
                 self.keys.update((key, "int") for key in tree_keys(tree))
+        self.key_makers = [(template, key_of(template), _VALUE_KEYS.findall(template))
+                           for template in sorted({key for key, _ in self.keys})]
         self.segments: list[tuple[bytes, list[Callable[[dict], Any]]] | tuple[str, Any]] = []
         fmt = bytearray()
         getters: list[Callable[[dict], Any]] = []
@@ -261,6 +264,23 @@ class Renderer:
         except (KeyError, TypeError) as why:
             raise Fallback(f"an input this case names was not discovered: {why}") from None
         return b"".join(out), events
+
+    def reads(self, env: dict, out: dict[str, None]) -> dict[str, None]:
+        """The inputs a rendering for `env` reads (into `out`), without rendering: the keys of
+        this level, then those of the row arms taken and of every loop iteration."""
+        for template, concrete, value_keys in self.key_makers:
+            out[template if concrete is None else concrete(env)] = None
+            for key in value_keys:
+                out[key] = None
+        for segment in self.segments:
+            if segment[0] == "if":
+                (segment[2] if segment[1](env) else segment[3]).reads(env, out)
+            elif segment[0] == "loop":
+                for k in range(env[segment[1]]):
+                    env[segment[3]] = k
+                    segment[2].reads(env, out)
+                env.pop(segment[3], None)
+        return out
 
     def _render_into(self, env: dict, out: list, events: list, size: int) -> int:
         """Appends this trace's pieces; a row renders the arm its condition picks, a loop its body
