@@ -48,6 +48,7 @@ from fmtcheck.engine.inputs import (
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
+MAX_DIVERGENT_CASES = 500  # differing cases collected before the search stops (the report needs few)
 
 
 class _Same:
@@ -365,7 +366,7 @@ class Runner:
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
-        if self.budget.exhausted() or len(self.divergent) > 2000:
+        if self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES:
             return False
         outcome = self.run_case(inputs)
         self._learn_kinds(inputs)
