@@ -264,3 +264,15 @@ def test_snmp_key_of_later_releases_is_not_required_before_them():
             data = head + section + b": " + b" ".join(keys) + b"\n" + b" ".join(vals) + b"\n" + tail
     assert b"InCsumErrors" not in data
     assert check_bytes(data, "net_snmp").verdict == "equivalent"
+
+
+def test_vmstat_key_every_release_prints_missing_diverges():
+    """A vmstat of the keys every release prints conforms; without nr_mapped it diverges there."""
+    g = load_grammar("vmstat")
+    required = [n for n, info in g.keys.items() if not info.conditional and not info.since and not info.until]
+    assert "nr_free_pages" in required and "nr_writeback_temp" not in required  # gone in 6.18
+    def capture(keys):
+        return b"".join(b"%s %d\n" % (n.encode(), i) for i, n in enumerate(keys))
+    assert check_bytes(capture(required), "vmstat").verdict == "equivalent"
+    r = check_bytes(capture([n for n in required if n != "nr_mapped"]), "vmstat")
+    assert [(d.kind, d.field) for d in r.divergences] == [("missing-line", "nr_mapped")]
