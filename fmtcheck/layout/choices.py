@@ -158,7 +158,7 @@ class ChoiceMatcher:
                 self.extra_line(st)
                 self.advance(node, st, self.exact(node, st))
                 return
-        if node.header and self.stripped_header(node, st, text, nl):
+        if self.stripped_line(node, st, text, nl):
             return
         if len(self.divs) < MAX_DIVERGENCES:
             self.note_rebind(node, st)
@@ -171,10 +171,11 @@ class ChoiceMatcher:
         st.pos += len(text) + (1 if nl else 0)
         st.line += 1
 
-    def stripped_header(self, node: Line, st: State, text: bytes, nl: bool) -> bool:
-        """A header that is exact once the trailing blanks it lost are put back (a copy through a
-        tool that strips lines): report it on the header line, and bind what the header sets (its
-        column count, its width) so that the rows are still checked against it."""
+    def stripped_line(self, node: Line, st: State, text: bytes, nl: bool) -> bool:
+        """A line that is exact once the trailing blanks it lost are put back (a copy through a
+        tool that strips lines): report it on that line, as a header divergence for a header and as
+        a cosmetic width for a row (readers split on whitespace), and bind what the line sets (a
+        header's column count, its width) so that what follows is still checked against it."""
         comp = self.compiled(node, st.params)
         if comp is None or text[-1:] in (b" ", b"\t") or len(text) > MAX_REPAIR_LINE:
             return False
@@ -184,10 +185,16 @@ class ChoiceMatcher:
             params = dict(st.params)
             if m is None or run_checks(self.g, comp, m, cand, params, bind=True) is not None:
                 continue
-            self.add(Divergence(st.line, len(text) + 1, cand[:-1], text, None, "breaking", "header",
-                                actual_has_newline=nl,
-                                note=f"the header's {n} trailing blank(s) were stripped; the rows are "
-                                     "checked against the header with them"))
+            if node.header:
+                self.add(Divergence(st.line, len(text) + 1, cand[:-1], text, None, "breaking", "header",
+                                    actual_has_newline=nl,
+                                    note=f"the header's {n} trailing blank(s) were stripped; the rows are "
+                                         "checked against the header with them"))
+            else:
+                self.add(Divergence(st.line, len(text) + 1, cand[:-1], text, None, "cosmetic", "width",
+                                    actual_has_newline=nl,
+                                    note=f"the line's {n} trailing blank(s) were stripped (by an editor or a "
+                                         "copy?): with them it is exact"))
             if self.collect:
                 self.line_roles[st.line] = node.name
             st.params = params

@@ -122,13 +122,8 @@ def _explain(g: Grammar, node: Line, text: bytes, has_nl: bool, line_no: int, pa
                           note="a value outside its field's domain")
     fname = field_at(spans, col - 1)
     kind, severity = classify(expected, text, col, node.header)
-    note = PLACEHOLDER_NOTE if placeholder else None
-    stripped = len(expected) - len(text)
-    if note is None and stripped > 0 and expected.rstrip(b" ") == text and expected.startswith(text):
-        note = (f"the line lacks the {stripped} trailing blank(s) the printer puts after its last field "
-                "(stripped by an editor or a copy?)")
     return Divergence(line_no, col, expected, text, fname, severity, kind, actual_has_newline=has_nl,
-                      note=note)
+                      note=PLACEHOLDER_NOTE if placeholder else None)
 
 
 def first_difference(a: bytes, b: bytes) -> int | None:

@@ -311,3 +311,13 @@ def test_mdstat_as_md_seq_show_prints_it():
 def test_mdstat_departures_diverge(old, new):
     assert old in MDSTAT
     assert check_bytes(MDSTAT.replace(old, new, 1), "mdstat").verdict == "divergent"
+
+
+def test_a_row_whose_trailing_blanks_were_stripped_is_cosmetic_and_says_so():
+    """"%-10s" units stripped of their padding: a cosmetic width on the row, without placeholders."""
+    header = b"Limit                     Soft Limit           Hard Limit           Units     \n"
+    row = b"Max cpu time              unlimited            unlimited            seconds   \n"
+    r = check_bytes(header + row.rstrip(b" \n") + b"\n", "pid_limits")
+    d = [d for d in r.divergences if d.line == 2][0]
+    assert (d.kind, d.severity, d.expected) == ("width", "cosmetic", row.rstrip(b"\n"))
+    assert "trailing blank" in d.note and "example values" not in d.note
