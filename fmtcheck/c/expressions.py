@@ -130,6 +130,9 @@ class ExpressionCompiler:
             return Expr(lambda f: f.vars[name], scope[name], name, node)
         if name in self.unmodelled:
             raise self.unmodelled[name]
+        if name in self.enums:
+            value = self.enums[name]
+            return Expr(lambda f: value, S32, name, node, value)
         if name in self.globals:
             make, t = self.globals[name]
             cache: list[Any] = []

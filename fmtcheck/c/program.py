@@ -53,6 +53,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.unmodelled: dict[str, Inconclusive] = {}
         self.current_decl = None  # the declaration being compiled (for locations)
         self.unknown_size: dict[str, str] = {}  # arrays sized by an expression the model cannot fold
+        self.enums: dict[str, int] = {}
+        self._compile_enums()
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -182,6 +184,26 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             return e.const
         return None
 
+    # -- enum constants -------------------------------------------------------------------
+    def _compile_enums(self) -> None:
+        """The enumerators the input defines are the constants they are (`enum { A, B = 4, C }`:
+        0, 4, 5), never inputs: a counterexample that sets one would not be realizable. One whose
+        value does not fold (`X = SOME_MACRO`), and the implicit ones after it, stay undefined
+        names like an undefined macro."""
+        for node in cfront.walk(self.unit.tree.root_node):
+            if node.type != "enumerator_list":
+                continue
+            nxt: int | None = 0
+            for item in node.named_children:
+                if item.type != "enumerator":
+                    continue
+                name = item.child_by_field_name("name").text.decode("latin-1")
+                value = item.child_by_field_name("value")
+                v = self._const_int(value) if value is not None else nxt
+                if v is not None:
+                    self.enums.setdefault(name, v)
+                nxt = v + 1 if v is not None else None
+
     # -- globals --------------------------------------------------------------------------
     def _compile_global(self, decl) -> None:
         for child in decl.children:
@@ -193,10 +215,10 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 continue
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
-            if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
-                t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
             self.current_decl = decl
             try:
+                if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
+                    t = ("array", t[1], self._initializer_count(init))
                 self.globals[name] = (self._initializer(t, init, {}, name), t)
             except Inconclusive as err:
                 self.unmodelled[name] = err

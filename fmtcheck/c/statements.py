@@ -130,7 +130,7 @@ class StatementCompiler:
                 if init.type in ("string_literal", "concatenated_string"):
                     t = ("array", t[1], len(self.string_bytes(init)) + 1)
                 elif init.type == "initializer_list":
-                    t = ("array", t[1], len([c for c in init.named_children if c.type != "comment"]))
+                    t = ("array", t[1], self._initializer_count(init))
             make = self._initializer(t, init, scope, name)
             scope[name] = t
             actions.append(declare(name, make))
@@ -184,24 +184,26 @@ class StatementCompiler:
             content = bytearray(data[:size].ljust(size, b"\x00"))
             return lambda f: Mem(bytearray(content), elem=elem)
         if init is not None and init.type == "initializer_list" and elem[0] == "struct" and elem[1] != "seq_file":
-            return self._struct_table(elem, init, scope, n if n is not None else len(init.named_children))
+            return self._struct_table(elem, init, scope, n if n is not None else self._initializer_count(init))
         if init is not None and init.type == "initializer_list":
-            items = [self.expr(c, scope) for c in init.named_children if c.type != "comment"]
-            size = n if n is not None else len(items)
+            slots = self._initializer_slots(init)
+            size = n if n is not None else self._initializer_count(init)
             if size * esize > MAX_LOCAL_ARRAY:
                 raise LimitExceeded(self.where(init), "local array too large")
-            fns = [i.fn for i in items]
+            # the value at each index (the last designator wins, as in C); the rest zero
+            by_index = {index: self.expr(value, scope).fn for index, value in slots if index < size}
+            fns = [by_index.get(k, lambda f: 0) for k in range(size)]
             if elem[0] == "ptr":
                 # a table of strings (state names, flag mnemonics): a list of pointers
                 def make_table(f: Frame) -> list:
-                    return [fn(f) for fn in fns] + [0] * (size - len(fns))
+                    return [fn(f) for fn in fns]
                 return make_table
             if elem[0] != "int":
                 raise self.unsupported(init, "arrays of non-integer elements are not modelled")
 
             def make_list(f: Frame) -> Mem:
                 buf = bytearray(size * esize)
-                for k, fn in enumerate(fns[:size]):
+                for k, fn in enumerate(fns):
                     v = as_int(fn(f), f, elem, "")
                     buf[k * esize:(k + 1) * esize] = (conv(v, (elem[0], elem[1], False)) & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
                 return Mem(buf, elem=elem)

@@ -15,6 +15,8 @@ from fmtcheck.c.types import FREE, conv
 from fmtcheck.c.values import Frame, LocalStruct, value_key
 from fmtcheck.common.errors import Inconclusive
 
+MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
+
 
 class DataCompiler:
     """Struct tables and iterator keys for `Program`."""
@@ -23,15 +25,17 @@ class DataCompiler:
         """`static const struct { const char *name; int shift; } tbl[] = { {"a", 10}, {.name = "b"} }`:
         a list of structs, positional and designated initializers, the rest zero."""
         fields = self._struct_fields(elem[1])
-        rows = []
-        for item in (c for c in init.named_children if c.type != "comment"):
+        slots = self._initializer_slots(init)
+        rows: list[list] = [[] for _ in range(max(size, max((i + 1 for i, _ in slots), default=0)))]
+        for index, item in slots:
             if item.type != "initializer_list":
                 raise self.unsupported(item, "a struct table entry that is not a braced initializer")
-            rows.append(self._struct_row(item, fields, scope))
+            rows[index] = self._struct_row(item, fields, scope)
+        rows = rows[:size]
 
         def make_table(f: Frame) -> list:
             table = []
-            for row in rows + [[]] * (size - len(rows)):
+            for row in rows:
                 s = LocalStruct("table")
                 s.zeroed = True
                 for name, t, fn in row:
@@ -41,6 +45,43 @@ class DataCompiler:
             return table
 
         return make_table
+
+    def _initializer_slots(self, init) -> list[tuple[int, Any]]:
+        """(index, value node) of each item of an array initializer, positional or designated
+        (`[STATE_IDLE] = "idle"`, `[2 ... 4] = 0`): a designator is an index the code defines
+        (an enumerator, a macro of the input, a literal); one the model cannot fold is named."""
+        slots = []
+        position = 0
+        for item in (c for c in init.named_children if c.type != "comment"):
+            value = item
+            if item.type == "initializer_pair":
+                designator = item.child_by_field_name("designator")
+                value = item.child_by_field_name("value")
+                if designator is not None and designator.type == "subscript_designator":
+                    first = last = self._designator_index(designator.named_children[0], item)
+                elif designator is not None and designator.type == "subscript_range_designator":
+                    first = self._designator_index(designator.child_by_field_name("start"), item)
+                    last = self._designator_index(designator.child_by_field_name("end"), item)
+                else:
+                    raise self.unsupported(item, "a field designator in an array initializer")
+                for index in range(first, last + 1):
+                    slots.append((index, value))
+                position = last + 1
+                continue
+            slots.append((position, value))
+            position += 1
+        return slots
+
+    def _designator_index(self, node, item) -> int:
+        index = self._const_int(node) if node is not None else None
+        if index is None or not 0 <= index < MAX_DESIGNATED_INDEX:
+            text = node.text.decode("latin-1") if node is not None else "?"
+            raise self.unsupported(item, f"array designator [{text}] whose value is not known")
+        return index
+
+    def _initializer_count(self, init) -> int:
+        """The elements an initializer gives an array declared without a size."""
+        return max((index + 1 for index, _ in self._initializer_slots(init)), default=0)
 
     def _struct_row(self, item, fields: list[tuple[str, tuple]], scope) -> list[tuple[str, tuple, Callable]]:
         row = []

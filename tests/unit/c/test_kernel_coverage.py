@@ -48,3 +48,60 @@ def test_the_reads_before_a_comparison_are_a_bounded_window():
     assert reads_before(reads, 2 * RECENT_READS) == reads[RECENT_READS:2 * RECENT_READS]
     assert reads_before(reads, 5) == reads[:5]
     assert reads_before(None, 5) is None
+
+
+# -- enumerators and designated initializers -------------------------------------------------
+
+ENUM = 'enum foo_state { FOO_IDLE, FOO_BUSY = 4, FOO_DEAD };\n\n'
+
+
+def test_an_enumerator_the_input_defines_is_its_value_not_an_input():
+    # it used to be an input: "divergent" with FOO_DEAD = 0, a counterexample no kernel realizes
+    old = show('\tseq_printf(m, "%d %d\\n", FOO_IDLE, FOO_DEAD);\n', before=ENUM)
+    assert verdict_of(old, show('\tseq_puts(m, "0 5\\n");\n', before=ENUM))[0] == "equivalent"
+    assert verdict_of(old, show('\tseq_puts(m, "0 4\\n");\n', before=ENUM))[0] == "divergent"
+
+
+NAMES = ('\tstatic const char * const names[] = {\n'
+         '\t\t[FOO_BUSY] = "busy",\n\t\t[FOO_IDLE] = "idle",\n\t\t[FOO_DEAD] = "dead",\n\t};\n'
+         '\tstruct foo *f = v;\n\n')
+
+
+def test_a_string_table_with_designators_is_the_table_it_spells():
+    old = show(NAMES + '\tseq_printf(m, "state: %s\\n", names[(f->state & 1) + FOO_BUSY]);\n', before=ENUM)
+    new = show(NAMES + '\tseq_puts(m, "state: ");\n\tseq_puts(m, names[(f->state & 1) + FOO_BUSY]);\n'
+               '\tseq_putc(m, \'\\n\');\n', before=ENUM)
+    assert verdict_of(old, new)[0] == "equivalent"
+
+
+def test_a_hole_of_a_designated_table_is_null():
+    old = show(NAMES + '\tseq_printf(m, "%s\\n", names[1]);\n', before=ENUM)
+    assert verdict_of(old, show('\tseq_puts(m, "(null)\\n");\n'))[0] == "equivalent"
+    assert verdict_of(old, show('\tseq_puts(m, "busy\\n");\n'))[0] == "divergent"
+
+
+def test_a_range_designator_fills_its_range_and_the_last_designator_wins():
+    table = ('\tstatic const int width[] = { [0 ... 3] = 8, [2] = 16 };\n'
+             '\tstruct foo *f = v;\n\n')
+    old = show(table + '\tseq_printf(m, "%*d|\\n", width[2], f->x);\n')
+    new = show(table + '\tseq_printf(m, "%16d|\\n", f->x);\n')
+    assert verdict_of(old, new)[0] == "equivalent"
+    assert verdict_of(old, show(table + '\tseq_printf(m, "%8d|\\n", f->x);\n'))[0] == "divergent"
+
+
+def test_a_designator_the_input_does_not_define_is_named_with_its_line():
+    table = ('static const char *const names[] = {\n\t[FOO_RUN] = "run",\n\t[FOO_STOP] = "stop",\n};\n\n')
+    old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%s\\n", names[f->state & 1]);\n', before=table)
+    new = show('\tstruct foo *f = v;\n\n\tseq_puts(m, names[f->state & 1]);\n\tseq_putc(m, 10);\n',
+               before=table)
+    verdict, reason = verdict_of(old, new)
+    assert verdict == "inconclusive"
+    assert "array designator [FOO_RUN]" in reason and ":2" in reason, reason
+
+
+def test_a_struct_table_with_array_designators():
+    before = ENUM + 'struct foo_desc {\n\tconst char *name;\n\tint shift;\n};\n\n'
+    table = ('\tstatic const struct foo_desc descs[] = {\n'
+             '\t\t[FOO_BUSY] = { "busy", 10 },\n\t\t[FOO_IDLE] = { .shift = 2, .name = "idle" },\n\t};\n\n')
+    old = show(table + '\tseq_printf(m, "%s %d\\n", descs[FOO_BUSY].name, descs[0].shift);\n', before=before)
+    assert verdict_of(old, show('\tseq_puts(m, "busy 2\\n");\n', before=before))[0] == "equivalent"
