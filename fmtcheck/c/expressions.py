@@ -255,6 +255,8 @@ class ExpressionCompiler:
                 size = type_size(BASE_TYPES[inner.text.decode("latin-1")])
             else:
                 e = self.expr(inner, scope)
+                if e.type[0] == "array" and e.type[2] is None and e.text in self.unknown_size:
+                    return self._macro_sized(e.type, self.unknown_size[e.text], text, node)
                 if e.type[0] == "array" and e.type[2] is not None:
                     size = type_size(e.type)
                 elif e.type[0] in ("int", "ptr"):
@@ -264,6 +266,24 @@ class ExpressionCompiler:
                 else:
                     raise self.unsupported(node, f"sizeof of '{e.text}' whose type is not known")
         return Expr(lambda f: size, U64, text, node, size)
+
+    def _macro_sized(self, t: tuple, size_text: str, text: str, node) -> Expr:
+        """sizeof a local array sized by a macro the input does not define (`char
+        buf[FOO_NAMELEN]`): that macro's value (the same input its other uses read; GNU C allows 0)
+        times the element size; any other size expression is not folded."""
+        name = size_text.strip()
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or t[1][0] not in ("int", "ptr"):
+            raise self.unsupported(node, f"sizeof of '{text}', an array of size {name}")
+        hint = self.space.hint(name) or U64
+        if hint[0] != "int":
+            raise self.unsupported(node, f"sizeof of '{text}', an array of size {name}")
+        esize = type_size(t[1])
+
+        def size(f: Frame) -> Any:
+            n = f.ctx.inputs.int_input(name, hint)
+            return n * esize if esize != 1 else n
+
+        return Expr(size, U64, text, node)
 
     def _opaque_size(self, t: tuple, text: str, node) -> Expr:
         """sizeof a struct the input does not define: a positive size shared by both sides,

@@ -56,6 +56,12 @@ ENTRY_MACROS = {
     b"list_entry_rcu", b"list_first_or_null_rcu", b"rb_entry", b"rb_entry_safe", b"llist_entry",
     b"hlist_nulls_entry", b"list_entry_is_head", b"container_of_safe",
 }
+# macros that stand for several arguments of a printf (`%*pb` takes a width and a bitmap):
+# the kernel's definitions, by shape (include/linux/cpumask.h, nodemask.h)
+ARGUMENT_LIST_MACROS = {
+    b"cpumask_pr_args": (b"nr_cpu_ids", b"cpumask_bits"),
+    b"nodemask_pr_args": (b"__nodemask_pr_numnodes", b"__nodemask_pr_bits"),
+}
 # macros whose argument is a type (by position) and that are plain functions of the rest
 _TYPE_WORDS = rb"(?:struct|union|enum|unsigned|signed|const|volatile|int|long|short|char|void|_Bool|bool|" \
               rb"u8|u16|u32|u64|s8|s16|s32|s64|__u8|__u16|__u32|__u64|__s32|__s64|size_t|ssize_t)"
@@ -383,6 +389,11 @@ def _rewrite_call(name: bytes, inner: bytes) -> bytes | None:
         typ = args[0].strip()
         casts = b", ".join(b"(" + typ + b")(" + a.strip() + b")" for a in args[1:])
         return TYPED_MINMAX[name] + b"(" + casts + b")"
+    if name in ARGUMENT_LIST_MACROS and len(args) == 1:
+        count, bits = ARGUMENT_LIST_MACROS[name]
+        arg = args[0].strip()
+        first = count if name == b"cpumask_pr_args" else count + b"(" + arg + b")"
+        return first + b", " + bits + b"(" + arg + b")"
     if name in ENTRY_MACROS and len(args) >= 2:
         if len(args) >= 3 and _TYPE_ARG.match(args[1]):
             return b"((" + args[1].strip() + b" *)(" + args[0].strip() + b"))"

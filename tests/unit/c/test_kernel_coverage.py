@@ -105,3 +105,43 @@ def test_a_struct_table_with_array_designators():
              '\t\t[FOO_BUSY] = { "busy", 10 },\n\t\t[FOO_IDLE] = { .shift = 2, .name = "idle" },\n\t};\n\n')
     old = show(table + '\tseq_printf(m, "%s %d\\n", descs[FOO_BUSY].name, descs[0].shift);\n', before=before)
     assert verdict_of(old, show('\tseq_puts(m, "busy 2\\n");\n', before=before))[0] == "equivalent"
+
+
+# -- macros that stand for several printf arguments ------------------------------------------
+
+MASKS = show('\tstruct foo *f = v;\n\n'
+             '\tseq_printf(m, "Cpus_allowed:\\t%*pb\\n", cpumask_pr_args(f->mask));\n'
+             '\tseq_printf(m, "Mems_allowed_list:\\t%*pbl\\n", nodemask_pr_args(&f->mems));\n')
+
+
+def test_cpumask_and_nodemask_pr_args_are_the_width_and_the_bitmap():
+    new = show('\tstruct foo *g = v;\n\n\tseq_puts(m, "Cpus_allowed:\\t");\n'
+               '\tseq_printf(m, "%*pb", cpumask_pr_args(g->mask));\n'
+               '\tseq_puts(m, "\\nMems_allowed_list:\\t");\n'
+               '\tseq_printf(m, "%*pbl\\n", nodemask_pr_args(&g->mems));\n')
+    assert verdict_of(MASKS, new)[0] == "equivalent"
+
+
+def test_another_bitmap_extension_is_not_claimed_equal():
+    new = MASKS.replace("%*pbl", "%*pb")
+    verdict, reason = verdict_of(MASKS, new)
+    assert verdict == "inconclusive" and "%*pbl" in reason, (verdict, reason)
+
+
+# -- sizeof an array sized by a macro the input does not define ------------------------------
+
+NAMED_BUF = ('\tchar buf[FOO_NAMELEN];\n\tstruct foo *f = v;\n\n'
+             '\tfoo_format_name(f, buf, sizeof(buf));\n')
+
+
+def test_sizeof_an_array_sized_by_an_unknown_macro_is_that_macro():
+    old = show(NAMED_BUF + '\tseq_printf(m, "%s %u\\n", buf, f->id);\n')
+    new = show(NAMED_BUF + '\tseq_puts(m, buf);\n\tseq_put_decimal_ull(m, " ", f->id);\n\tseq_putc(m, 10);\n')
+    assert verdict_of(old, new)[0] == "equivalent"
+
+
+def test_the_size_of_such_an_array_is_the_same_input_as_its_macro():
+    old = show(NAMED_BUF.replace("\tfoo_format_name(f, buf, sizeof(buf));\n", "")
+               + '\tseq_printf(m, "%lu\\n", sizeof(buf));\n')
+    assert verdict_of(old, show('\tseq_printf(m, "%lu\\n", (unsigned long)FOO_NAMELEN);\n'))[0] == "equivalent"
+    assert verdict_of(old, show('\tseq_printf(m, "%lu\\n", (unsigned long)FOO_NAMELEN + 1);\n'))[0] == "divergent"
