@@ -493,6 +493,16 @@ def _warm_up() -> None:
         pass
 
 
+def _warm_headers(tree: Path, path: str, src: bytes) -> None:
+    """Read the constants of the headers a file includes once, before the judgements fork
+    (each child then finds them in its inherited cache instead of reading the headers again)."""
+    try:
+        from fmtcheck.c import headers
+    except ImportError:  # an engine from before the header constants
+        return
+    headers.tree_constants(str(tree), path, headers.includes_of(src))
+
+
 def _child_judge(old: bytes, new: bytes, function: str, old_label: str, new_label: str,
                  tree: str | None) -> dict:
     import fmtcheck
@@ -797,6 +807,7 @@ def run_corpus(tree: Path, printers: list[Printer], args) -> list[Entry]:
     for path, group in by_file.items():
         src = (tree / path).read_bytes()
         root = parser.parse(src).root_node
+        _warm_headers(tree, path, src)
         for printer in group:
             node = function_node(root, printer)
             rw = rewrite_function(src, printer, node)
@@ -819,6 +830,7 @@ def run_mutants(tree: Path, entries: list[Entry], limit: int, args) -> list[dict
         p = e.printer
         src = (tree / p.path).read_bytes()
         node = function_node(parser.parse(src).root_node, p)
+        _warm_headers(tree, p.path, src)
         muts = make_mutants(src, p, node)
         muts += helper_mutants(e.rewrite.text, lambda ln: p.line + ln)
         for mu in muts:
@@ -860,7 +872,8 @@ def run_pairs(tree: Path, other: Path, printers: list[Printer], args) -> list[di
         b = (other / q.path).read_bytes()
         if normalized(a[p.start:p.end]) == normalized(b[q.start:q.end]):
             continue
-        ans = judge(a, b, p.name, f"{tree.name}/{p.path}", f"{other.name}/{q.path}", str(other),
+        # no --tree: one tree's header constants would be wrong for the other release's side
+        ans = judge(a, b, p.name, f"{tree.name}/{p.path}", f"{other.name}/{q.path}", None,
                     args.timeout, args.memory)
         rows.append({"function": p.key, "old_line": p.line, "new_line": q.line, **ans})
         if args.verbose:

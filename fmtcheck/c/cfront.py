@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator
 
+from fmtcheck.c.headers import includes_of
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
 from fmtcheck.kernel.macros import (
@@ -67,6 +68,7 @@ class Source:
     macros: dict[str, Macro] = field(default_factory=dict)
     wrapped: bool = False  # the text was wrapped into __fc_fragment
     line_offset: int = 0  # subtract from tree line numbers to get the user's line
+    includes: list[tuple[bool, str]] = field(default_factory=list)  # (<...>, name) of #include lines
 
 
 def _check_text(data: bytes, where: str) -> None:
@@ -390,7 +392,7 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     text = _blank_annotations(text)
     text = kernel_macros.rewrite(text)
     text = _rewrite_for_each(text)
-    return Source(text, macros)
+    return Source(text, macros, includes=includes_of(data))
 
 
 # ---------------------------------------------------------------------------------------------

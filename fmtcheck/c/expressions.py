@@ -5,9 +5,9 @@ pointer operators) to closures.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
-from fmtcheck.c import symbolic
+from fmtcheck.c import cfront, symbolic
 from fmtcheck.c.arith import as_int, truth, truth_value
 from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.nodes import snip
@@ -157,6 +157,10 @@ class ExpressionCompiler:
             table = Mem(bytearray(lib.TABLES[name]), readonly=True)
             return Expr(lambda f: table, ("array", CHAR, len(table.data)), name, node)
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            known = self.header_constant(name)
+            if known is not None:
+                value, t = known
+                return Expr(lambda f: value, t, name, node, value)
             key = name
             hint = self.space.hint(name) or U64
             if hint[0] != "int":
@@ -346,6 +350,31 @@ class ExpressionCompiler:
             return Expr(inv, t, text, node, conv(~arg.const, t) if isinstance(arg.const, int) else None)
         raise self.unsupported(node, f"unary operator {op}")
 
+    def _address_name(self, argnode, scope) -> Callable[[Frame], Any]:
+        """The name of the address of an object the model holds as a plain value (an element of
+        a file's array, `&counters[i]`), for an uninterpreted call that receives it: by the
+        array and the index's value, never by the text of a local (a renamed index would name
+        another object)."""
+        text = argnode.text.decode("latin-1")
+        where = self.where(argnode)
+        if argnode.type == "subscript_expression":
+            base = argnode.child_by_field_name("argument")
+            index = self.expr(argnode.child_by_field_name("index"), scope)
+            base_name = base.text.decode("latin-1")
+            if base.type == "identifier" and base_name not in scope:
+                def element_address(f: Frame) -> Any:
+                    i = as_int(index.fn(f), f, index.type, index.text)
+                    if isinstance(i, Sym):
+                        raise NotProvable("an index depends on an input")
+                    return Free(f"&{base_name}[{i}]")
+                return element_address
+        if argnode.type == "subscript_expression" and any(
+                n.type == "identifier" and n.text.decode("latin-1") in scope for n in cfront.walk(argnode)):
+            def unnamed(f: Frame) -> Any:
+                raise Inconclusive(where, f"the address of '{text}' is not modelled")
+            return unnamed
+        return lambda f: Free("&" + text)
+
     def _expr_pointer_expression(self, node, scope):
         op = node.child_by_field_name("operator").text.decode()
         argnode = node.child_by_field_name("argument")
@@ -353,6 +382,8 @@ class ExpressionCompiler:
         afn = arg.fn
         text = node.text.decode("latin-1")
         if op == "&":
+            named = self._address_name(argnode, scope)
+
             def address(f: Frame) -> Any:
                 v = afn(f)
                 if isinstance(v, Free):
@@ -361,7 +392,7 @@ class ExpressionCompiler:
                     return v
                 if isinstance(v, (Mem, Ptr)):
                     return v if isinstance(v, Ptr) else Ptr(v)
-                return Free("&" + arg.text)
+                return named(f)
             return Expr(address, ("ptr", arg.type), text, node)
 
         def deref(f: Frame) -> Any:

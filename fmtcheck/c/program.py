@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c import cfront
+from fmtcheck.c import cfront, headers
 from fmtcheck.c.calls import CallCompiler
 from fmtcheck.c.expressions import ExpressionCompiler
 from fmtcheck.c.hints import InputSpace
@@ -41,8 +41,10 @@ from fmtcheck.kernel.primitives import PRIMITIVES
 class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler):
     """The compiled functions of one side."""
 
-    def __init__(self, unit: cfront.Unit, space: InputSpace, label: str) -> None:
+    def __init__(self, unit: cfront.Unit, space: InputSpace, label: str, tree: str | None = None) -> None:
         self.unit = unit
+        self.tree = tree
+        self._header_constants: dict[str, tuple[int, tuple]] | None = None
         self.space = space
         self.label = label
         self.compiled: dict[str, Callable] = {}
@@ -185,6 +187,14 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         return None
 
     # -- enum constants -------------------------------------------------------------------
+    def header_constant(self, name: str) -> tuple[int, tuple] | None:
+        """With `--tree`: the value the headers the file includes give `name` (read once)."""
+        if self.tree is None:
+            return None
+        if self._header_constants is None:
+            self._header_constants = headers.tree_constants(self.tree, self.unit.where, self.unit.source.includes)
+        return self._header_constants.get(name)
+
     def _compile_enums(self) -> None:
         """The enumerators the input defines are the constants they are (`enum { A, B = 4, C }`:
         0, 4, 5), never inputs: a counterexample that sets one would not be realizable. One whose

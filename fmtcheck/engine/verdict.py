@@ -183,8 +183,8 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     collect_hints(new_unit, space)
     files = (old_unit.where, new_unit.where)
     try:
-        old = side_of(old_unit, space, old_name, "old")
-        new = side_of(new_unit, space, new_name, "new")
+        old = side_of(old_unit, space, old_name, "old", options.tree)
+        new = side_of(new_unit, space, new_name, "new", options.tree)
     except Inconclusive as err:
         return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}",
                       location=SourceLine.from_where(err.where, files))
@@ -201,8 +201,8 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     return result
 
 
-def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str) -> Side:
-    program = Program(unit, space, label)
+def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: str | None = None) -> Side:
+    program = Program(unit, space, label, tree)
     program.function(name)
     return Side(program, name, program.signatures[name])
 

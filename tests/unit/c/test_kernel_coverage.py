@@ -145,3 +145,67 @@ def test_the_size_of_such_an_array_is_the_same_input_as_its_macro():
                + '\tseq_printf(m, "%lu\\n", sizeof(buf));\n')
     assert verdict_of(old, show('\tseq_printf(m, "%lu\\n", (unsigned long)FOO_NAMELEN);\n'))[0] == "equivalent"
     assert verdict_of(old, show('\tseq_printf(m, "%lu\\n", (unsigned long)FOO_NAMELEN + 1);\n'))[0] == "divergent"
+
+
+# -- the address of an element of the file's array -------------------------------------------
+
+COUNTERS = ('enum { FOO_A, FOO_B, FOO_COUNT };\nstatic atomic_long_t counters[FOO_COUNT];\n'
+            'static const char *const names[] = { [FOO_A] = "a", [FOO_B] = "b" };\n\n')
+
+
+def test_the_address_of_an_array_element_is_named_by_the_index_value_not_its_text():
+    # `&counters[i]` was keyed by its text: renaming the local index made a wrong divergent
+    old = show('\tint i;\n\n\tfor (i = 0; i < FOO_COUNT; i++)\n'
+               '\t\tseq_printf(m, "%s: %ld\\n", names[i], atomic_long_read(&counters[i]));\n', before=COUNTERS)
+    renamed = old.replace("int i;", "int k;").replace("(i = 0; i < FOO_COUNT; i++)", "(k = 0; k < FOO_COUNT; k++)")
+    renamed = renamed.replace("names[i]", "names[k]").replace("&counters[i]", "&counters[k]")
+    assert verdict_of(old, renamed)[0] == "equivalent"
+    other = renamed.replace("&counters[k]", "&counters[FOO_B - k]")
+    assert verdict_of(old, other)[0] == "divergent"
+
+
+def test_the_address_of_an_element_of_a_local_array_is_not_named_by_its_text():
+    old = show('\tstruct foo *f = v;\n\tstruct foo_ctr *ctrs = f->ctrs;\n\tint i = f->n;\n\n'
+               '\tseq_printf(m, "%ld\\n", atomic_long_read(&ctrs[i]));\n')
+    new = old.replace("int i = f->n;", "int j = f->n;").replace("[i]", "[j]")
+    verdict, reason = verdict_of(old, new)
+    assert verdict in ("equivalent", "inconclusive"), (verdict, reason)
+
+
+# -- constants of the headers a file includes (--tree) ---------------------------------------
+
+HEADER = ('#ifndef _FOO_H\n#define _FOO_H\n#include <uapi/linux/foo.h>\n'
+          'enum foo_state {\n\tFOO_IDLE,\n\tFOO_RUN = 3,\n\tFOO_STOP,\n#ifdef CONFIG_FOO_EXTRA\n\tFOO_EXTRA,\n#endif\n'
+          '\tFOO_LAST,\n};\n#ifdef CONFIG_64BIT\n#define FOO_WORD 64\n#else\n#define FOO_WORD 32\n#endif\n#endif\n')
+UAPI = '#define FOO_NOTIFY_SIGNAL\t0\t/* by a signal */\n#define FOO_NOTIFY_NONE\t(FOO_NOTIFY_SIGNAL + 1)\n'
+USER = ('#include <linux/foo.h>\n\nstatic int t_show(struct seq_file *m, void *v)\n{\n'
+        '\tstatic const char * const how[] = {\n\t\t[FOO_NOTIFY_SIGNAL] = "signal",\n\t\t[FOO_NOTIFY_NONE] = "none",\n\t};\n'
+        '\tstruct foo *f = v;\n\n\tseq_printf(m, "%s %d\\n", how[f->notify & 1], BODY);\n\treturn 0;\n}\n')
+
+
+def kernel_tree(tmp_path):
+    (tmp_path / "include/linux").mkdir(parents=True)
+    (tmp_path / "include/uapi/linux").mkdir(parents=True)
+    (tmp_path / "include/linux/foo.h").write_text(HEADER)
+    (tmp_path / "include/uapi/linux/foo.h").write_text(UAPI)
+    return str(tmp_path)
+
+
+def test_with_a_tree_the_designators_and_enumerators_of_included_headers_are_their_values(tmp_path):
+    tree = kernel_tree(tmp_path)
+    old = USER.replace("BODY", "FOO_STOP")
+    new = old.replace('\tseq_printf(m, "%s %d\\n", how[f->notify & 1], FOO_STOP);\n',
+                      '\tseq_puts(m, how[f->notify & 1]);\n\tseq_puts(m, " 4\\n");\n')
+    assert verdict_of(old, new, tree=tree)[0] == "equivalent"
+    verdict, reason = verdict_of(old, new)
+    assert verdict == "inconclusive" and "FOO_NOTIFY_SIGNAL" in reason, (verdict, reason)
+
+
+def test_a_header_value_that_depends_on_the_configuration_is_not_taken(tmp_path):
+    tree = kernel_tree(tmp_path)
+    for name in ("FOO_LAST", "FOO_WORD"):
+        old = USER.replace("BODY", name)
+        for guess in ("5", "64"):
+            new = old.replace(name, guess)
+            verdict, reason = verdict_of(old, new, tree=tree)
+            assert verdict != "equivalent", (name, guess, verdict)

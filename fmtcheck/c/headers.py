@@ -1,0 +1,296 @@
+"""Constants the headers of a kernel tree define (with `--tree`): the enumerators and object-like
+integer macros of the headers a file includes, so a table indexed by designators
+(`[SIGEV_SIGNAL] = "signal"`) or a comparison with a constant uses the value the kernel
+compiles, not an input.
+
+Only what is certain is taken: a value that folds from literals and names already known; an
+enumerator in an enum body with no preprocessor line before it (a `#ifdef` inside an enum shifts
+the values after it by configuration); a name two headers define differently, or `#undef`, is
+dropped. `<asm/...>` is x86's. Headers are read from the tree only (regular files under it),
+bounded in number and size; each is read once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import stat
+from pathlib import Path
+
+from fmtcheck.c.literals import parse_number
+from fmtcheck.c.types import S32, conv, promote, usual
+
+MAX_HEADERS = 1500  # headers read for one file (its includes, and theirs, breadth first)
+MAX_DEPTH = 8  # include levels followed (uapi constants sit 4 to 6 levels down)
+MAX_HEADER_BYTES = 1 << 20
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t])([^\n]*)$", re.M)
+_UNDEF = re.compile(rb"^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)", re.M)
+_ENUM = re.compile(rb"\benum\b[ \t\n]*\w*[ \t\n]*\{")
+_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+_TOKEN = re.compile(r"\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%()|&^~])")
+# where `#include <x/y.h>` is looked for, in the kernel's order (x86 is the tree's default arch)
+_SYSTEM_DIRS = ("include", "arch/x86/include", "include/uapi", "arch/x86/include/uapi",
+                "arch/x86/include/generated", "include/generated")
+
+
+def includes_of(text: bytes) -> list[tuple[bool, str]]:
+    """(system, name) of every #include line of a C text."""
+    return [(m.group(1) == b"<", m.group(2).decode("latin-1").strip()) for m in _INCLUDE.finditer(text)]
+
+
+def tree_constants(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, tuple[int, tuple]]:
+    """The constants (value, C type) the headers `includes` (of the file `where`, in `tree`) define."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    directory = _file_directory(root, where)
+    return dict(_constants(root, directory, tuple(includes)))
+
+
+@functools.lru_cache(maxsize=64)
+def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    seen: set[Path] = set()
+    level = [h for h in (_resolve(root, directory, s, n) for s, n in includes) if h is not None]
+    found: list[tuple[dict[str, str], dict[str, tuple[int, tuple]], set[str]]] = []
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for header in level:
+            if header in seen or len(seen) >= MAX_HEADERS:
+                continue
+            seen.add(header)
+            defines, enums, undefs, nested = _header(header)
+            found.append((defines, enums, undefs))
+            nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in nested) if h is not None]
+        level = nxt
+    return tuple(_combine(found).items())
+
+
+def _combine(found: list) -> dict[str, tuple[int, tuple]]:
+    """Enumerators first, then macros folded over what is known (twice: a macro may name a later one)."""
+    values: dict[str, tuple[int, tuple]] = {}
+    conflicts: set[str] = set()
+    for _, enums, undefs in found:
+        _merge(values, conflicts, enums)
+        conflicts |= undefs
+    texts: dict[str, str] = {}
+    for defines, _, _ in found:
+        for name, text in defines.items():
+            if name in texts and " ".join(texts[name].split()) != " ".join(text.split()):
+                conflicts.add(name)
+            texts[name] = text
+    for _ in range(2):
+        for name, text in texts.items():
+            if name in conflicts or name in values:
+                continue
+            v = fold(text, values)
+            if v is not None:
+                values[name] = v
+    for name in conflicts:
+        values.pop(name, None)
+    return values
+
+
+@functools.lru_cache(maxsize=4096)
+def _header(path: Path) -> tuple[dict[str, str], dict[str, tuple[int, tuple]], set[str], list[tuple[bool, str]]]:
+    data = _read(path)
+    if data is None:
+        return {}, {}, set(), []
+    data = data.replace(b"\\\n", b" ")
+    clean = _COMMENT.sub(b" ", data)
+    defines = {m.group(1).decode("latin-1"): m.group(2).decode("latin-1") for m in _DEFINE.finditer(clean)}
+    undefs = {m.group(1).decode("latin-1") for m in _UNDEF.finditer(clean)}
+    return defines, enumerators(clean), undefs, includes_of(data)
+
+
+def _merge(values: dict[str, tuple[int, tuple]], conflicts: set[str], found: dict[str, tuple[int, tuple]]) -> None:
+    for name, v in found.items():
+        if name in conflicts:
+            continue
+        if name in values and values[name] != v:
+            del values[name]
+            conflicts.add(name)
+            continue
+        values[name] = v
+
+
+def _file_directory(root: Path, where: str) -> Path | None:
+    """The directory of the file being judged, when its name is a path in the tree."""
+    name = re.sub(r" \([^)]*\)\Z", "", where)  # "fs/proc/base.c (rewrite)"
+    path = Path(name)
+    path = path if path.is_absolute() else root / path
+    try:
+        path = path.resolve()
+        path.relative_to(root)
+    except (OSError, ValueError):
+        return None
+    return path.parent
+
+
+def _resolve(root: Path, directory: Path | None, system: bool, name: str) -> Path | None:
+    candidates = [] if system or directory is None else [directory / name]
+    candidates += [root / d / name for d in _SYSTEM_DIRS]
+    if name.startswith("asm/"):
+        # what the build generates for an asm header the arch does not have: the generic one
+        candidates += [root / d / ("asm-generic/" + name[4:]) for d in ("include/uapi", "include")]
+    for c in candidates:
+        try:
+            c = c.resolve()
+            c.relative_to(root)
+        except (OSError, ValueError):
+            continue
+        if c.is_file():
+            return c
+    return None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES:
+            return None
+        return os.read(fd, MAX_HEADER_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def enumerators(text: bytes) -> dict[str, tuple[int, tuple]]:
+    """The enumerators (value, type) of every `enum {...}` of a C text whose values are certain."""
+    text = _COMMENT.sub(b" ", text)
+    out: dict[str, tuple[int, tuple]] = {}
+    for m in _ENUM.finditer(text):
+        close = text.find(b"}", m.end())
+        if close < 0:
+            continue
+        _enum_body(text[m.end():close].decode("latin-1"), out)
+    return out
+
+
+def _enum_body(body: str, out: dict[str, tuple[int, tuple]]) -> None:
+    nxt: tuple[int, tuple] | None = (0, S32)
+    for line_item in _items(body):
+        if line_item is None:  # a preprocessor line: what follows depends on the configuration
+            return
+        name, _, value = line_item.partition("=")
+        name = name.strip()
+        name = re.sub(r"\s+__\w+(\(.*\))?\Z", "", name)  # __deprecated and other annotations
+        if not _NAME.match(name):
+            return
+        folded = fold(value, out) if value.strip() else nxt
+        if folded is None:
+            return
+        v = folded[0]
+        # an enumerator is an int when its value fits (the values of a wider enum are rare)
+        out.setdefault(name, (v, S32 if -(1 << 31) <= v < (1 << 31) else folded[1]))
+        nxt = (v + 1, S32)
+
+
+def _items(body: str):
+    """Comma-separated enumerators; None for a preprocessor line among them."""
+    current = ""
+    for line in body.split("\n"):
+        if line.lstrip().startswith("#"):
+            if current.strip():
+                yield current
+            yield None
+            return
+        depth = 0
+        for ch in line:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            if ch == "," and depth == 0:
+                if current.strip():
+                    yield current
+                current = ""
+            else:
+                current += ch
+        current += " "
+    if current.strip():
+        yield current
+
+
+def fold(expr: str, known: dict[str, tuple[int, tuple]]) -> tuple[int, tuple] | None:
+    """The value and C type of an integer constant expression over literals and `known` names
+    (value, type), with C's conversions; None when it does not fold."""
+    tokens = []
+    pos = 0
+    expr = expr.strip()
+    while pos < len(expr):
+        m = _TOKEN.match(expr, pos)
+        if m is None:
+            return None
+        tokens.append(m.group(1))
+        pos = m.end()
+        if expr[pos:].strip() == "":
+            break
+    try:
+        value, rest = _parse_binary(tokens, known)
+    except (ValueError, IndexError, ZeroDivisionError):
+        return None
+    return value if not rest else None
+
+
+_LEVELS = [("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+
+
+def _parse_binary(tokens: list[str], known: dict, level: int = 0):
+    if level == len(_LEVELS):
+        return _parse_unary(tokens, known)
+    left, rest = _parse_binary(tokens, known, level + 1)
+    while rest and rest[0] in _LEVELS[level]:
+        op = rest[0]
+        right, rest = _parse_binary(rest[1:], known, level + 1)
+        left = _apply(op, left, right)
+    return left, rest
+
+
+def _apply(op: str, a: tuple[int, tuple], b: tuple[int, tuple]) -> tuple[int, tuple]:
+    (x, xt), (y, yt) = a, b
+    if op in ("<<", ">>"):
+        t = promote(xt)
+        if not 0 <= y < t[1]:
+            raise ValueError(op)
+        return conv(x << y if op == "<<" else x >> y, t), t
+    t = usual(xt, yt)
+    x, y = conv(x, t), conv(y, t)
+    if op in ("/", "%"):
+        if y == 0:
+            raise ZeroDivisionError(op)
+        q = int(x / y)
+        return conv(q if op == "/" else x - y * q, t), t
+    v = {"|": x | y, "^": x ^ y, "&": x & y, "+": x + y, "-": x - y, "*": x * y}[op]
+    return conv(v, t), t
+
+
+def _parse_unary(tokens: list[str], known: dict):
+    head, rest = tokens[0], tokens[1:]
+    if head in ("-", "~"):
+        (v, t), rest = _parse_unary(rest, known)
+        t = promote(t)
+        return (conv(-v if head == "-" else ~v, t), t), rest
+    if head == "(":
+        v, rest = _parse_binary(rest, known)
+        if not rest or rest[0] != ")":
+            raise ValueError("(")
+        return v, rest[1:]
+    if head[0].isdigit():
+        value, t = parse_number(head)
+        if value is None:
+            raise ValueError(head)
+        return (value, t), rest
+    if head in known:
+        return known[head], rest
+    raise ValueError(head)
