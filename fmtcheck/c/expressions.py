@@ -138,9 +138,11 @@ class ExpressionCompiler:
             cache: list[Any] = []
 
             def read_global(f: Frame) -> Any:
-                if not cache:
-                    cache.append(make(f))
-                return cache[0]
+                # made once per run: an initializer may read inputs (or symbols, in a proof),
+                # so a value made for one case must not be seen by the next
+                if not cache or cache[0] is not f.ctx:
+                    cache[:] = [f.ctx, make(f)]
+                return cache[1]
 
             return Expr(read_global, t, name, node)
         if name in ("NULL",):

@@ -209,3 +209,13 @@ def test_a_header_value_that_depends_on_the_configuration_is_not_taken(tmp_path)
             new = old.replace(name, guess)
             verdict, reason = verdict_of(old, new, tree=tree)
             assert verdict != "equivalent", (name, guess, verdict)
+
+
+def test_a_file_table_that_reads_inputs_is_made_again_for_every_case():
+    # its value was cached across cases (and from the proof's symbols into concrete runs)
+    before = ('struct foo_item {\n\tconst char *name;\n\tint idx;\n};\n'
+              'static const struct foo_item items[] = {\n\t{ "anon", FOO_ANON },\n\t{ "file", 1 },\n};\n\n')
+    body = ('\tstruct foo *f = v;\n\n\tseq_printf(m, "%s %lu\\n", items[0].name, f->stat[items[0].idx]);\n')
+    new = ('\tstruct foo *f = v;\n\n\tseq_puts(m, items[0].name);\n'
+           '\tseq_put_decimal_ull(m, " ", f->stat[items[0].idx]);\n\tseq_putc(m, 10);\n')
+    assert verdict_of(show(body, before=before), show(new, before=before))[0] == "equivalent"
