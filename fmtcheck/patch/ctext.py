@@ -192,6 +192,15 @@ class Definition:
     complete: bool = True  # False when rebuilt from hunks with gaps
     gaps: int = 0
     problem: str | None = None  # why this rebuild cannot be judged
+    # the file line of each line of `text` (None for a line the rebuild made up); None when the
+    # text is one stretch of the file from `line` on
+    rows: tuple[int | None, ...] | None = None
+
+    def file_lines(self, count: int) -> list[int | None]:
+        """The file lines of the first COUNT lines of the text, for reports."""
+        if self.rows is not None:
+            return list(self.rows[:count]) + [None] * max(count - len(self.rows), 0)
+        return [self.line + k if self.line > 0 else None for k in range(count)]
 
 
 def function_name(node) -> str | None:

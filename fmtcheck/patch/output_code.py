@@ -161,8 +161,15 @@ def closure(target: Definition, visible: dict[str, Definition]) -> list[Definiti
     return sorted(unique.values(), key=lambda d: (order[d.kind], d.file, d.line))
 
 
-def side_source(target: Definition, visible: dict[str, Definition]) -> bytes:
-    """The text handed to the engine for one side: what TARGET needs, then TARGET itself."""
-    parts = [d.text.rstrip(b"\n") for d in closure(target, visible)]
-    parts.append(target.text.rstrip(b"\n"))
-    return b"\n\n".join(parts) + b"\n"
+def side_source_and_lines(target: Definition, visible: dict[str, Definition]) -> tuple[bytes, list[tuple[str, int | None]]]:
+    """The text handed to the engine for one side (what TARGET needs, then TARGET itself), and for
+    each of its lines the file and line it comes from (None for a line the rebuild made up, and
+    for the blank line between two definitions)."""
+    definitions = closure(target, visible) + [target]
+    parts = [d.text.rstrip(b"\n") for d in definitions]
+    lines: list[tuple[str, int | None]] = []
+    for index, (definition, text) in enumerate(zip(definitions, parts)):
+        if index:
+            lines.append((definition.file, None))
+        lines += [(definition.file, n) for n in definition.file_lines(text.count(b"\n") + 1)]
+    return b"\n\n".join(parts) + b"\n", lines

@@ -67,7 +67,7 @@ from fmtcheck.patch.output_code import (
     READ_PATH,
     is_output_code,
     seq_file_parameter,
-    side_source,
+    side_source_and_lines,
     unknown_output_calls,
 )
 from fmtcheck.patch.patchfile import (
@@ -77,6 +77,7 @@ from fmtcheck.patch.patchfile import (
     spread_base_commits,
 )
 from fmtcheck.patch.gaps import values_flowing_into_gaps
+from fmtcheck.patch.locations import SideText, first_change, relocate
 from fmtcheck.patch.trees import Tree, resolve_tree, state_for
 from fmtcheck.patch.rebuild import FileView, view_from_hunks
 
@@ -92,6 +93,8 @@ class Candidate:
     old: Definition | None
     new: Definition | None
     reasons: list[str] = field(default_factory=list)
+    # per line of the text handed to the engine, on each side: (file, file line or None)
+    lines: dict[str, list[tuple[str, int | None]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -421,8 +424,8 @@ def _classify(
         if unseen:
             plan.problems.append((candidate, unseen))
             return
-        old_src = side_source(candidate.old, visible["old"])
-        new_src = side_source(candidate.new, visible["new"])
+        old_src, candidate.lines["old"] = side_source_and_lines(candidate.old, visible["old"])
+        new_src, candidate.lines["new"] = side_source_and_lines(candidate.new, visible["new"])
     except Inconclusive as err:
         plan.problems.append((candidate, f"{err.where}: {err.what}"))
         return
@@ -524,8 +527,10 @@ class Job:
         elif self.check is not None:
             candidate, old_src, new_src = self.check
             result = judge(candidate, old_src, new_src, self.subject, options)
+            sides = [SideText(f"{self.subject} ({side})", side, candidate.lines.get(side, [])) for side in ("old", "new")]
+            result = relocate(result, sides, self.plan.patch)
         else:
-            result = self.known
+            result = relocate(self.known, [], self.plan.patch)
         result.input = self.plan.patch.source
         result.extra.setdefault("patch", self.plan.patch.source)
         if self.plan.superseded_by:
@@ -538,10 +543,13 @@ def plan_jobs(plan: PatchPlan) -> list[Job]:
     """The results a plan will give, in report order, without running the engine."""
     jobs = [Job(plan, plan.subject(c), check=(c, old, new)) for c, old, new in plan.checks]
     for candidate, reason in plan.problems:
-        known = Result(plan.subject(candidate), "inconclusive", reason=reason, notes=list(candidate.reasons))
+        known = Result(plan.subject(candidate), "inconclusive", reason=reason, notes=list(candidate.reasons),
+                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason))
         jobs.append(Job(plan, known.subject, known=known))
     for candidate, reason in plan.modelled:
-        jobs.append(Job(plan, plan.subject(candidate), known=Result(plan.subject(candidate), "inconclusive", reason=reason)))
+        known = Result(plan.subject(candidate), "inconclusive", reason=reason,
+                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason))
+        jobs.append(Job(plan, known.subject, known=known))
     if not jobs:
         known = nothing_to_check(plan)
         jobs.append(Job(plan, known.subject, known=known))

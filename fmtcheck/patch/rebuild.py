@@ -14,41 +14,59 @@ from fmtcheck.patch.patchfile import (
 )
 
 
-def assemble_function(name: str, pieces: list[Piece], file: str) -> Definition:
-    """Join one side's pieces of a function into one complete function (see the module doc)."""
+def assemble_function(name: str, pieces: list[Piece], file: str, side: str | None = None) -> Definition:
+    """Join one side's pieces of a function into one complete function (see the module doc).
+    SIDE ("old" or "new") says which file line each line of the patch keeps (reports name them);
+    the lines the rebuild makes up (header, braces, gap markers) have none."""
     out: list[bytes] = []
+    rows: list[int | None] = []
+
+    def made(*texts: bytes) -> None:
+        out.extend(texts)
+        rows.extend(None for _ in texts)
+
     gaps = 0
     depth = 0
     opened = 0  # blocks opened inside the function whose opening line the patch does not show
     first = pieces[0]
     if first.depth_in > 0:
-        header = first.header or f"static void {name}(void)".encode()
-        out += [header, b"{", GAP_MARKER]
+        made(first.header or f"static void {name}(void)".encode(), b"{", GAP_MARKER)
         gaps, depth = 1, 1
     elif first.header is not None:
-        out.append(first.header)
+        made(first.header)
     for index, piece in enumerate(pieces):
         if index > 0:
-            out.append(GAP_MARKER)
+            made(GAP_MARKER)
             gaps += 1
         target = max(piece.depth_in, 1) if depth > 0 else piece.depth_in
         while depth > target:
-            out.append(b"}")
+            made(b"}")
             depth -= 1
         while depth < target:
-            out.append(hidden_block_opening(depth, opened))
+            made(hidden_block_opening(depth, opened))
             opened += depth > 0
             depth += 1
         out += [line.text for line in piece.lines]
+        rows += [_side_line(line, side) for line in piece.lines]
         depth = piece.depth_out
     if depth > 0:
-        out.append(GAP_MARKER)
+        made(GAP_MARKER)
         gaps += 1
-        out += [b"}"] * depth
+        made(*[b"}"] * depth)
     changed = any(p.changed for p in pieces)
     problem = next((p.problem for p in pieces if p.problem), None)
     line = next((l.old_no or l.new_no or 0 for p in pieces for l in p.lines), 0)
-    return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem)
+    text_rows = tuple(n for text, row in zip(out, rows) for n in [row] + [None] * text.count(b"\n"))
+    return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem,
+                      rows=text_rows)
+
+
+def _side_line(line: HunkLine, side: str | None) -> int | None:
+    if side == "old":
+        return line.old_no
+    if side == "new":
+        return line.new_no
+    return line.old_no or line.new_no
 
 
 def hidden_block_opening(depth: int, index: int) -> bytes:
@@ -138,7 +156,7 @@ def _collect_side(view: FileView, scans: list[SideScan], which: str, source: str
             grouped.setdefault(piece.name, []).append(piece)
     for name, pieces in grouped.items():
         variants = _split_variants(pieces)
-        defs[name] = assemble_function(name, variants[0], view.path)
+        defs[name] = assemble_function(name, variants[0], view.path, which)
 
 
 def _split_variants(pieces: list[Piece]) -> list[list[Piece]]:

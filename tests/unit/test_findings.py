@@ -128,3 +128,102 @@ def test_an_inconclusive_result_is_placed_at_its_construct(capsys, tmp_path) -> 
     _, out = run(capsys, "verify", old, new, "--format", "sarif", *FAST)
     (result,) = valid_sarif(out)["runs"][0]["results"]
     assert result["ruleId"] == "inconclusive" and region(result["locations"][0]) == (str(old), location["line"])
+# --- patch: the patched file's line and the patch's own line -------------------------------------------
+
+
+def patch_lines(patch, needle: bytes, tag: bytes = b"+") -> tuple[int, int]:
+    """(line in the patched file, line in the patch) of the first added (TAG "+": post-image
+    line) or removed (TAG "-": pre-image line) line holding NEEDLE."""
+    number_of_side = None
+    for number, line in enumerate(patch.read_bytes().split(b"\n"), 1):
+        header = re.match(rb"@@ -(\d+)(?:,\d+)? \+(\d+)", line)
+        if header:
+            number_of_side = int(header.group(1 if tag == b"-" else 2))
+            continue
+        if number_of_side is None or line[:1] not in (b" ", b"-", b"+"):
+            continue
+        if line.startswith(tag) and needle in line:
+            return number_of_side, number
+        if line[:1] in (b" ", tag):
+            number_of_side += 1
+    raise AssertionError(f"no {tag!r} line with {needle!r} in {patch}")
+
+
+def test_gcc_of_a_patch_names_the_patched_file_and_the_patch_line(capsys) -> None:
+    """02 moves the queue length to seq_put_decimal_ull_width, one column narrower."""
+    patch = PATCHES / "02-queue-width.diff"
+    code, out = run(capsys, "patch", patch, "--format", "gcc", *FAST)
+    lines = out.splitlines()
+    new_line, new_own = patch_lines(patch, b"seq_put_decimal_ull_width")
+    old_line, _ = patch_lines(patch, b"seq_printf", b"-")
+    assert code == 1 and "(new)" not in out and "(old)" not in out
+    assert lines[0].startswith(f"drivers/fake/fakestat.c:{new_line}:1: warning: ")
+    assert lines[1] == f"drivers/fake/fakestat.c:{old_line}:1: note: the old side printed this byte here"
+    assert lines[2] == f"{patch}:{new_own}: note: the patch's line"
+
+
+def test_sarif_of_a_patch_validates_and_points_into_the_patched_file(capsys) -> None:
+    patch = PATCHES / "04-mode-lost-newline.patch"  # the new side prints nothing where "\n" was
+    code, out = run(capsys, "patch", patch, "--format", "sarif", *FAST)
+    (result,) = valid_sarif(out)["runs"][0]["results"]
+    assert code == 1 and result["ruleId"] == "newline"
+    assert region(result["locations"][0]) == ("drivers/fake/fakestat.c", patch_lines(patch, b"seq_printf", b"-")[0])
+
+
+def test_json_of_a_patch_gives_both_the_file_line_and_the_patch_line(capsys) -> None:
+    patch = PATCHES / "02-queue-width.diff"
+    _, out = run(capsys, "patch", patch, "--format", "json", *FAST)
+    source = json.loads(out)["results"][0]["divergences"][0]["source"]
+    old_line, old_own = patch_lines(patch, b"seq_printf", b"-")
+    new_line, new_own = patch_lines(patch, b"seq_put_decimal_ull_width")
+    assert source["old"] == {"file": "drivers/fake/fakestat.c", "line": old_line, "column": None,
+                             "patch": str(patch), "patch_line": old_own}
+    assert source["new"] == {"file": "drivers/fake/fakestat.c", "line": new_line, "column": None,
+                             "patch": str(patch), "patch_line": new_own}
+
+
+def test_an_inconclusive_patch_result_names_the_patched_file_not_the_rebuilt_text(capsys) -> None:
+    """13 changes a statement the hunk cuts: inconclusive before the engine, at the hunk."""
+    patch = PATCHES / "13-pool-mid-statement.patch"
+    code, out = run(capsys, "patch", patch, "--format", "json", *FAST)
+    (result,) = json.loads(out)["results"]
+    assert code == 3 and result["location"]["file"] == "drivers/fake/fakestat.c"
+    assert result["location"]["patch"] == str(patch) and f"{patch}:{result['location']['patch_line']}" in result["reason"]
+
+
+VPRINTF_PATCH = b"""diff --git a/fs/x.c b/fs/x.c
+--- a/fs/x.c
++++ b/fs/x.c
+@@ -10,6 +10,6 @@ static int foo_show(struct seq_file *m, void *v)
+ {
+ \tstruct foo *f = m->private;
+ 
+-\tseq_printf(m, "a %lu\\n", f->a);
++\tseq_printf(m, "a %lu\\n", f->a + 0);
+ \tseq_vprintf(m, "b", f->args);
+ \treturn 0;
+"""
+
+
+def test_an_engine_inconclusive_in_a_rebuilt_function_names_the_file_and_patch_lines(capsys, tmp_path) -> None:
+    patch = tmp_path / "vprintf.patch"
+    patch.write_bytes(VPRINTF_PATCH)
+    code, out = run(capsys, "patch", patch, "--format", "json", *FAST)
+    (result,) = json.loads(out)["results"]
+    file_line = 10 + 4  # the hunk starts at line 10; seq_vprintf is its fifth line on both sides
+    own_line = line_of(patch, b"seq_vprintf")
+    assert code == 3 and result["location"] == {"file": "fs/x.c", "line": file_line, "column": None,
+                                                "patch": str(patch), "patch_line": own_line}
+    assert "(old)" not in result["reason"] and f"fs/x.c:{file_line} ({patch}:{own_line})" in result["reason"]
+    _, out = run(capsys, "patch", patch, "--format", "gcc", *FAST)
+    assert out.startswith(f"fs/x.c:{file_line}:1: warning: ") and f"{patch}:{own_line}: note: the patch's line" in out
+
+
+def test_a_function_judged_before_the_engine_is_placed_at_its_first_added_line(capsys) -> None:
+    """09 calls a helper the patch does not show: inconclusive without the engine."""
+    patch = PATCHES / "09-mem-needs-tree.patch"
+    code, out = run(capsys, "patch", patch, "--format", "json", *FAST)
+    (result,) = json.loads(out)["results"]
+    file_line, own_line = patch_lines(patch, b"fakestat_show_kb")
+    assert code == 3 and result["location"] == {"file": "drivers/fake/fakestat.c", "line": file_line,
+                                                "column": None, "patch": str(patch), "patch_line": own_line}
