@@ -93,21 +93,22 @@ def relocate(result: Result, sides: list[SideText], patch: Patch) -> Result:
     for divergence in result.divergences:
         divergence.old_source = move(divergence.old_source)
         divergence.new_source = move(divergence.new_source)
-    result.reason = _rewrite(result.reason, sides, lines) if result.reason else result.reason
-    result.notes = [_rewrite(note, sides, lines) for note in result.notes]
+    result.reason = _rewrite(result.reason, sides) if result.reason else result.reason
+    result.notes = [_rewrite(note, sides) for note in result.notes]
     if result.verdict == "inconclusive" and result.location is None:
         result.location = _first_patch_line(result.reason or "", lines) or _first_patch_line(result.subject, lines)
     return result
 
 
-def _rewrite(text: str, sides: list[SideText], lines: PatchLines) -> str:
-    """``SUBJECT (new):5`` in a message as ``drivers/x.c:42 (fix.patch:17)``."""
+def _rewrite(text: str, sides: list[SideText]) -> str:
+    """``SUBJECT (new):5`` in a message as ``drivers/x.c:42`` (the patch's line is in the
+    result's location; a message stays short enough for a summary line)."""
     for side in sides:
         pattern = re.escape(side.label) + r":(\d+)(?::\d+)?"
 
         def named(match: re.Match, side: SideText = side) -> str:
             found = side.file_line(int(match.group(1)))
-            return str(lines.place(found[0], side.side, found[1])) if found else match.group(0)
+            return f"{found[0]}:{found[1]}" if found else match.group(0)
 
         text = re.sub(pattern, named, text)
     return text
