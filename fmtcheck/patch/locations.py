@@ -143,3 +143,15 @@ def first_change(patch: Patch, path: str, old: Definition | None, new: Definitio
                     if line.tag == tag and number in own:
                         return SourceLine(path, number, None, patch.source, line.where)
     return None
+
+
+def without_patch_lines(result: Result) -> Result:
+    """RESULT with its places naming the file's lines only: a commit of `fmtcheck range` is not a
+    patch file an editor could open, so a line of git's diff of it would name nothing."""
+    def plain(place: SourceLine | None) -> SourceLine | None:
+        return SourceLine(place.file, place.line, place.column) if place is not None else None
+
+    result.location = plain(result.location)
+    for divergence in result.divergences:
+        divergence.old_source, divergence.new_source = plain(divergence.old_source), plain(divergence.new_source)
+    return result

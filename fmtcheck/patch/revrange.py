@@ -29,6 +29,7 @@ from fmtcheck.patch import git
 from fmtcheck.patch.apply import TreeState
 from fmtcheck.patch.output_code import C_SUFFIXES
 from fmtcheck.patch.patchfile import parse_patch_bytes
+from fmtcheck.patch.locations import without_patch_lines
 from fmtcheck.patch.plan import WorkBudget, judge_plan, plan_patch
 
 @dataclass
@@ -150,6 +151,7 @@ def judge_commit(root: str, commit: git.Commit, paths: list[str], options: Optio
             results = judge_plan(plan, options, budget=WorkBudget(options.max_functions))
             outcome.judged += len(judged)
             for index, result in enumerate(results):
+                without_patch_lines(result)
                 result.extra.update({"commit": commit.sha, "commit_subject": commit.subject})
                 if index < len(plan.checks):
                     result.extra["judged"] = True

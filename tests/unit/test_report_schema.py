@@ -113,10 +113,93 @@ def test_grammars(capsys) -> None:
         assert code == 0 and shown["grammars"][0]["name"] == name
 
 
-def test_reads(capsys) -> None:
-    code, document = run_json(capsys, "reads", FIXTURES / "captures" / "net_dev_current", "--bufsize", "64",
-                              "--check", "--max-examples", "5")
+@pytest.mark.parametrize("extra", [["--bufsize", "64", "--check", "--max-examples", "5"],
+                                   ["--bufsize", "7", "--bufsize", "4096", "--split", "file"],
+                                   ["--records", "10,20,4000", "--bufsize", "64", "--model"]],
+                         ids=["check", "split-file", "records"])
+def test_reads(capsys, extra) -> None:
+    code, document = run_json(capsys, "reads", FIXTURES / "captures" / "net_dev_current", *extra)
     assert document["command"] == "reads" and document["seed"] == 0
+
+
+# --- the fixtures the tests above do not name --------------------------------------------------------
+
+HOSTILE = FIXTURES / "hostile"
+PLUGIN = FIXTURES / "plugin"
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in HOSTILE.glob("*.c")))
+def test_verify_hostile_sources(capsys, source) -> None:
+    code, document = run_json(capsys, "verify", HOSTILE / source, HOSTILE / "plain.c", *FAST)
+    assert (code == 2) == (document["verdict"] == "error")
+
+
+@pytest.mark.parametrize(("old", "new"), [("old.c", "new.c"), ("old.c", "new-bad.c")])
+def test_verify_own_primitives(capsys, old, new) -> None:
+    run_json(capsys, "verify", FIXTURES / "own_primitive" / old, FIXTURES / "own_primitive" / new, *FAST)
+
+
+@pytest.mark.parametrize(("old", "new"), [("foo_old.c", "foo_new.c"), ("foo_old.c", "foo_new_width8.c")])
+def test_verify_plugin_sources(capsys, old, new) -> None:
+    run_json(capsys, "verify", PLUGIN / "sources" / old, PLUGIN / "sources" / new, *FAST)
+
+
+@pytest.mark.parametrize("patch", [*sorted(HOSTILE.glob("*.patch")), PLUGIN / "bad.patch",
+                                   *sorted((PLUGIN / "queue").iterdir())], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_patch_other_fixtures(capsys, patch) -> None:
+    code, document = run_json(capsys, "patch", patch, *FAST)
+    assert (code == 2) == bool(document["errors"])
+
+
+def test_every_patch_fixture_is_validated() -> None:
+    """The manifest-driven tests above cover every file in fixtures/patches and its bad/."""
+    named = {entry["file"] for entry in MANIFEST["patch"] + MANIFEST["error"]}
+    present = {str(p.relative_to(PATCHES)) for p in PATCHES.rglob("*")
+               if p.is_file() and p.name not in ("EXPECTED.toml", "regenerate.py", ".gitattributes")}
+    assert present <= named, sorted(present - named)
+
+
+@pytest.mark.parametrize("capture", sorted(p.name for p in (FIXTURES / "captures" / "real").iterdir()
+                                           if p.name not in ("CREDITS.md", "INDEX.tsv")))
+def test_check_real_captures(capsys, capture) -> None:
+    run_json(capsys, "check", FIXTURES / "captures" / "real" / capture)
+
+
+@pytest.mark.parametrize("capture", sorted((PLUGIN / "captures").iterdir()), ids=lambda p: p.name)
+def test_check_plugin_captures(capsys, capture) -> None:
+    run_json(capsys, "check", capture)
+
+
+def test_range(capsys, tmp_path) -> None:
+    """`range` over a throw-away repository: a divergent commit after an equivalent one."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+           "PATH": __import__("os").environ["PATH"]}
+    source = (PLUGIN / "sources" / "foo_old.c").read_bytes()
+
+    def commit(text: bytes, message: str) -> str:
+        (tmp_path / "foo.c").write_bytes(text)
+        subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], env=env, check=True)
+        subprocess.run(["git", "-C", str(tmp_path), "commit", "-q", "-m", message], env=env, check=True)
+        return subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    subprocess.run(["git", "-C", str(tmp_path), "init", "-q", "-b", "main"], env=env, check=True)
+    base = commit(source, "base")
+    commit((PLUGIN / "sources" / "foo_new.c").read_bytes(), "rewrite")
+    commit((PLUGIN / "sources" / "foo_new_width8.c").read_bytes(), "wider")
+    code, document = run_json(capsys, "range", f"{base}..HEAD", "--tree", tmp_path, *FAST)
+    assert document["command"] == "range" and len(document["results"]) >= 2
+    (divergence,) = [d for r in document["results"] for d in r["divergences"]]
+    for side in ("old", "new"):  # the file's lines; a commit is no patch file to name lines of
+        assert divergence["source"][side]["file"] == "foo.c" and divergence["source"][side]["patch"] is None
+    code, document = run_json(capsys, "range", "no-such-revision..HEAD", "--tree", tmp_path)
+    assert code == 2 and document["verdict"] == "error"
 
 
 @pytest.mark.parametrize("argv", [["verify"], ["patch", "--no-such-option", "x"], ["check", "/nonexistent"],
