@@ -36,10 +36,16 @@ def as_int(v: Any, f: Frame, t: tuple, text: str) -> Any:
                 raise symbolic.NotProvable("a pointer chain longer than testing follows")
             return 0  # the end of a pointer chain over data the code does not define
         return f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64)
-    if isinstance(v, Ptr):
-        return 0x1000_0000 + id(v.mem) % 0x1000_0000 * 16 + v.off
-    if isinstance(v, (LocalStruct, SeqHandle, Mem)):
-        return 0x2000_0000 + id(v) % 0x1000_0000 * 16
+    scope = v.mem.file_scope if isinstance(v, Ptr) else getattr(v, "file_scope", None)
+    if scope is not None:
+        # the address of a file's global, compared with the caller's pointer: an input named by
+        # the global (the same on both sides), never a Python object id
+        offset = v.off if isinstance(v, Ptr) else 0
+        return f.ctx.inputs.int_input(f"&{scope}" + (f"+{offset}" if offset else ""), U64)
+    if isinstance(v, (Ptr, LocalStruct, SeqHandle, Mem)):
+        # an address the code's own memory has at run time: not known, and nothing both sides
+        # share (comparisons of such pointers are decided by `owned_compare`)
+        raise Inconclusive(text or "expression", f"the address of a local object ('{text}') used as a number")
     if v is None:
         return 0
     raise Inconclusive(text or "expression", f"value of type {type(v).__name__} used as an integer")
@@ -79,6 +85,55 @@ def branch(v: Sym, f: Frame) -> bool:
     return pick(v)
 
 
+_OWNED = (Ptr, Mem, LocalStruct, SeqHandle)
+
+
+def owned_compare(op: str, a: Any, b: Any) -> int | None:
+    """A comparison of pointers to the code's own objects, by identity: two such pointers are
+    equal when they point at the same byte of the same object, and none equals the caller's data
+    or NULL (a pointer the caller gives cannot point into the show function's locals). None
+    when neither operand is such a pointer; ordering of two objects is not known (inconclusive)."""
+    if not isinstance(a, _OWNED) and not isinstance(b, _OWNED):
+        return None
+    pa, pb = _place(a), _place(b)
+    if (pa is None and _file_scope(pb)) or (pb is None and _file_scope(pa)):
+        return None  # the caller's pointer may point at the file's global: an input (see as_int)
+    if pa is None or pb is None:
+        if op in ("==", "!="):
+            other = b if pa is not None else a
+            if isinstance(other, Free) or (type(other) is int and other == 0) or other is None:
+                return int(op == "!=")
+        return None
+    if pa[0] is not pb[0]:
+        if op in ("==", "!="):
+            return int(op == "!=")
+        raise Inconclusive("expression", "the order of the addresses of two local objects is not known")
+    return int(_COMPARE[op](pa[1], pb[1]))
+
+
+def compared_operands(op: str, f: Frame, lfn, rfn, lt: tuple, rt: tuple, ltext: str, rtext: str,
+                      t: tuple) -> tuple[int | None, Any, Any]:
+    """The two operands of a comparison in its type, or the result when they are pointers to the
+    code's own objects (`owned_compare`)."""
+    a, b = lfn(f), rfn(f)
+    owned = owned_compare(op, a, b)
+    if owned is not None:
+        return owned, a, b
+    return None, conv(as_int(a, f, lt, ltext), t), conv(as_int(b, f, rt, rtext), t)
+
+
+def _file_scope(place: tuple[Any, int] | None) -> str | None:
+    return getattr(place[0], "file_scope", None) if place is not None else None
+
+
+def _place(v: Any) -> tuple[Any, int] | None:
+    if isinstance(v, Ptr):
+        return v.mem, v.off
+    if isinstance(v, (Mem, LocalStruct, SeqHandle)):
+        return v, 0
+    return None
+
+
 def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
     """`compare`, telling the side's coverage (when it keeps one) the operands and the inputs
     they read; an unsigned value against 0 in a direction that cannot change is not asked for."""
@@ -92,8 +147,9 @@ def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
             return compare(f)
         reads = input_reads(f.ctx.inputs)
         start = len(reads) if reads is not None else 0
-        a = conv(as_int(lfn(f), f, lt, ltext), t)
-        b = conv(as_int(rfn(f), f, rt, rtext), t)
+        owned, a, b = compared_operands(op, f, lfn, rfn, lt, rt, ltext, rtext, t)
+        if owned is not None:
+            return owned
         result = int(cmp(a, b))
         if type(a) is int and type(b) is int and not (
                 unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<=")))):
@@ -158,8 +214,9 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
         cmp = _COMPARE[op]
 
         def compare(f: Frame) -> Any:
-            a = conv(as_int(lfn(f), f, lt, ltext), t)
-            b = conv(as_int(rfn(f), f, rt, rtext), t)
+            owned, a, b = compared_operands(op, f, lfn, rfn, lt, rt, ltext, rtext, t)
+            if owned is not None:
+                return owned
             if isinstance(a, Sym) or isinstance(b, Sym):
                 return symbolic.compare(op, a, b)
             return int(cmp(a, b))

@@ -20,6 +20,7 @@ from fmtcheck.c.values import (
     Ptr,
     SeqHandle,
     UndefinedBehaviour,
+    Unset,
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
@@ -115,8 +116,8 @@ class CallCompiler:
         has_outs = any(o is not None for o in outs)
 
         def call_unknown(f: Frame) -> Any:
-            values = [fn(f) for fn in fns]
-            keys = [("&_" if outs[k] is not None else value_key(v, f, types[k], texts[k]))
+            values = [None if outs[k] is not None else fn(f) for k, fn in enumerate(fns)]
+            keys = [(_out_key(f, outs[k]) if outs[k] is not None else value_key(v, f, types[k], texts[k], where))
                     for k, v in enumerate(values)]
             key = f"{callee(f) if callee else name}({', '.join(keys)})"
             if has_outs:
@@ -124,8 +125,11 @@ class CallCompiler:
             for k, v in enumerate(values):
                 if type(v) is LocalStruct:
                     # the call may have filled it: its fields are now functions of the call
-                    v.key, v.zeroed = f"{key}->out{k}", False
+                    v.key, v.zeroed, v.indeterminate = f"{key}->out{k}", False, False
                     v.fields.clear()
+            for k, v in enumerate(values):
+                if isinstance(v, (Mem, Ptr)):
+                    _fill_buffer(f, v, f"{key}->out{k}", where, name or text)
             for v, t in zip(values, types):
                 if isinstance(v, Free) and t in BYTE_POINTERS:
                     # The callee may fill the buffer: what is printed from it afterwards depends
@@ -221,7 +225,10 @@ class CallCompiler:
             if isinstance(v, Ptr):
                 return len(v.bytes_until_nul())
             if isinstance(v, Free):
-                return len(f.ctx.inputs.str_input(v.key, self.space.str_domain(e.text)))
+                data = f.ctx.inputs.str_input(v.key, self.space.str_domain(e.text))
+                if not isinstance(data, (bytes, bytearray)):
+                    raise NotProvable("strlen of an input string")  # proof mode: a symbolic string
+                return len(data)
             raise Inconclusive(self.where(node), "strlen of a value that is not a string")
 
         return Expr(strlen, U64, text, node)
@@ -237,6 +244,9 @@ class CallCompiler:
                 p.fields.clear()
                 f.ctx.writes += 1
                 p.zeroed = as_int(value.fn(f), f, S32, value.text) == 0
+                if not p.zeroed:
+                    raise Inconclusive(self.where(node), "memset of a struct to a byte other than 0")
+                p.key, p.indeterminate = "", False
                 return p
             if isinstance(p, Mem):
                 p = Ptr(p)
@@ -354,6 +364,39 @@ class CallCompiler:
 
     def _builtin_hex_byte_pack_upper(self, args, node, scope, text):
         return self._builtin_hex_byte_pack(args, node, scope, text, upper=True)
+
+
+def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> None:
+    """A buffer of the code's own handed to an unknown call may be written by it (`snprintf(buf,
+    ...)`, `get_name(x, buf)`): a char buffer then holds a string that is a value of the call (the
+    same on both sides for the same call with equal arguments); other element types are not
+    modelled. A string literal or a const table is read-only: the call cannot write it."""
+    p = v if isinstance(v, Ptr) else Ptr(v)
+    if p.mem.readonly:
+        return
+    if p.mem.elem not in (CHAR, U8, S8):
+        raise Inconclusive(where, f"an array of {p.mem.elem[1]}-bit values passed to {callee}, which may "
+                                  "write it, is not modelled")
+    room = len(p.mem.data) - p.off
+    if room <= 0:
+        return
+    text = f.ctx.inputs.str_input(out_key, "text")
+    if not isinstance(text, (bytes, bytearray)):
+        raise NotProvable(f"the string {callee} writes is an input")
+    data = bytes(text)[:room - 1] + b"\x00"
+    f.ctx.writes += 1
+    p.mem.data[p.off:p.off + len(data)] = data
+
+
+def _out_key(f: Frame, out: tuple[str, tuple]) -> str:
+    """`&len` in an uninterpreted call's key: by the value the local holds (the callee may read
+    it), `&_` while it holds zero, never by the local's name."""
+    value = f.vars.get(out[0], 0)
+    if (type(value) is int and value == 0) or type(value) is Unset:
+        return "&_"  # nothing set yet (`char *secctx; get(&secctx)`): an out-parameter
+    if isinstance(value, Sym):
+        raise NotProvable("an uninterpreted call takes the address of a local holding an input")
+    return "&(" + value_key(value, f, out[1], out[0]) + ")"
 
 
 def _write_outs(f: Frame, key: str, outs: list, values: list) -> None:

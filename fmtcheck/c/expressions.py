@@ -370,8 +370,9 @@ class ExpressionCompiler:
                         raise NotProvable("an index depends on an input")
                     return Free(f"&{base_name}[{i}]")
                 return element_address
-        if argnode.type == "subscript_expression" and any(
-                n.type == "identifier" and n.text.decode("latin-1") in scope for n in cfront.walk(argnode)):
+        if any(n.type == "identifier" and n.text.decode("latin-1") in scope for n in cfront.walk(argnode)):
+            # the address of a local scalar (an out-parameter of an unknown call is the call's):
+            # its text would name a local, and two locals of one name in two scopes are two objects
             def unnamed(f: Frame) -> Any:
                 raise Inconclusive(where, f"the address of '{text}' is not modelled")
             return unnamed

@@ -33,7 +33,7 @@ from fmtcheck.c.statements import StatementCompiler
 from fmtcheck.c.tables import DataCompiler
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import BASE_TYPES, FREE, S32, S64, U64, conv
-from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Goto, Return, convert_arg
+from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Goto, LocalStruct, Mem, Return, convert_arg
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 from fmtcheck.kernel.primitives import PRIMITIVES
 
@@ -226,76 +226,27 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             self.current_decl = decl
+            if init is None and t[0] == "int":
+                continue  # a global the file does not initialise is the kernel's state: an input by name
+            if init is None and t[0] == "struct" and t[1] != "seq_file":
+                self.globals[name] = (file_scope(lambda f, name=name: LocalStruct(name), name), t)  # by name
+                continue
             try:
                 if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
                     t = ("array", t[1], self._initializer_count(init))
-                self.globals[name] = (self._initializer(t, init, {}, name), t)
+                self.globals[name] = (file_scope(self._initializer(t, init, {}, name), name), t)
             except Inconclusive as err:
                 self.unmodelled[name] = err
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+def file_scope(make: Callable[[Frame], Any], name: str) -> Callable[[Frame], Any]:
+    """A global's maker: the object it makes is marked as the file's `name`, which the caller's
+    pointers may point at (a comparison with one is an input, not "never equal")."""
+
+    def make_global(f: Frame) -> Any:
+        value = make(f)
+        if isinstance(value, (LocalStruct, Mem)):
+            value.file_scope = name
+        return value
+
+    return make_global

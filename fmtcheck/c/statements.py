@@ -24,6 +24,7 @@ from fmtcheck.c.values import (
     UNKNOWN_ARRAY_ELEMENTS,
     Return,
     Unset,
+    uninitialised_key,
 )
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 
@@ -149,16 +150,16 @@ class StatementCompiler:
         if t[0] == "struct" and t[1] != "seq_file":
             if init is not None and init.type == "initializer_list":
                 def make_struct(f: Frame) -> Any:
-                    s = LocalStruct("&" + name)
+                    s = LocalStruct("")
                     s.zeroed = True
                     return s
                 return make_struct
             if init is None:
-                return lambda f: LocalStruct(name)
+                return lambda f: LocalStruct(uninitialised_key(f.ctx.side, name), indeterminate=True)
         if init is None:
             if t[0] == "int":
                 return lambda f: 0
-            return lambda f: Unset(name)
+            return lambda f: Unset(uninitialised_key(f.ctx.side, name))
         e = self.expr(init, scope)
         fn = e.fn
         if t[0] == "int":

@@ -132,20 +132,17 @@ class DataCompiler:
 
     def _loop_key_part(self, arg, scope) -> Callable[[Frame], str]:
         """How one argument of an iterator macro names the loop: by its value (so a renamed local
-        holding the same list head names the same loop), or as written for a member name."""
+        holding the same list head names the same loop), or as written for a member name. A list
+        head the model cannot evaluate leaves the loop unnamed (inconclusive): its text would name
+        the locals that reach it, and a local holds other values at other times."""
         text = arg.text.decode("latin-1")
         if arg.type == "identifier" and text not in scope:
             return lambda f: text
-        try:
-            e = self.expr(arg, scope)
-        except Inconclusive:
-            return lambda f: text
+        e = self.expr(arg, scope)
         fn, t = e.fn, e.type
+        where = self.where(arg)
 
         def part(f: Frame) -> str:
-            try:
-                return value_key(fn(f), f, t, text)
-            except Inconclusive:
-                return text
+            return value_key(fn(f), f, t, text, where)
 
         return part

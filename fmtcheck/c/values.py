@@ -4,6 +4,7 @@ control-flow signals, frames and the bounds that keep a run finite.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -38,12 +39,13 @@ UNKNOWN_ARRAY_ELEMENTS = 256
 class Mem:
     """A byte array owned by the code (a local array or a string literal)."""
 
-    __slots__ = ("data", "readonly", "elem")
+    __slots__ = ("data", "readonly", "elem", "file_scope")
 
     def __init__(self, data: bytearray, readonly: bool = False, elem: tuple = CHAR) -> None:
         self.data = data
         self.readonly = readonly
         self.elem = elem
+        self.file_scope: str | None = None  # the global's name: the caller's data may point at it
 
 
 class Ptr:
@@ -86,14 +88,26 @@ class Unset(Free):
 
 
 class LocalStruct:
-    """A struct declared in the code; fields it never set are inputs (filled by unknown code)."""
+    """A struct declared in the code. Fields it never set are zero (an initializer or memset),
+    values of the unknown call that filled it (`key` names that call's out-parameter), or, while
+    `indeterminate`, what the stack held: inputs of this side alone (`uninitialised_key`), never
+    named after the local alone (the other side names its local differently, and two locals of one
+    name in two scopes are different objects)."""
 
-    __slots__ = ("key", "fields", "zeroed")
+    __slots__ = ("key", "fields", "zeroed", "indeterminate", "file_scope")
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, indeterminate: bool = False) -> None:
         self.key = key
         self.fields: dict[str, Any] = {}
         self.zeroed = False
+        self.indeterminate = indeterminate
+        self.file_scope: str | None = None  # the global's name: the caller's data may point at it
+
+
+def uninitialised_key(side: str, name: str) -> str:
+    """The input key of a local read before anything set it: one side's own, so a difference that
+    hangs on it is never taken for a difference of shared inputs."""
+    return f"(uninitialised {name} of the {side or 'one'} side)"
 
 
 class SeqHandle:
@@ -301,8 +315,10 @@ def convert_arg(value: Any, ptype: tuple) -> Any:
     return value
 
 
-def value_key(v: Any, f: Frame, t: tuple, text: str) -> str:
-    """How an argument of an uninterpreted call is named in the call's input key."""
+def value_key(v: Any, f: Frame, t: tuple, text: str, where: str = "") -> str:
+    """How an argument of an uninterpreted call (or an iterator's list head) is named in the
+    call's input key: by what it denotes, never by the text or the local names that reach it,
+    so that a renamed local names the same value and a reassigned one a different value."""
     if type(v) is int:
         return str(v)
     if isinstance(v, Free):
@@ -317,10 +333,37 @@ def value_key(v: Any, f: Frame, t: tuple, text: str) -> str:
     if isinstance(v, SeqHandle):
         return "m"
     if isinstance(v, LocalStruct):
-        return "&_"
+        return struct_state_key(v, f, text, where)
     if isinstance(v, (Ptr, Mem)):
         p = v if isinstance(v, Ptr) else Ptr(v)
         if p.mem.readonly:
             return '"' + p.bytes_until_nul().decode("latin-1") + '"'
-        return "&_"
-    return text
+        return memory_state_key(p)
+    raise Inconclusive(where or text or "expression",
+                       f"'{text}' is passed to a call the code does not define, as a value the model cannot name")
+
+
+def memory_state_key(p: Ptr) -> str:
+    """A pointer into the code's own memory, by the bytes it holds (a callee may read them):
+    `&_` while they are all zero, so an out-parameter buffer is named the same on both sides."""
+    data = bytes(p.mem.data)
+    if not any(data):
+        return "&_" if p.off == 0 else f"&_[{p.off}]"
+    digest = hashlib.sha1(data).hexdigest()[:16]
+    return f"&[{p.off}:{len(data)}:{digest}]"
+
+
+def struct_state_key(s: LocalStruct, f: Frame, text: str, where: str) -> str:
+    """A local struct passed by address, by what it holds: `&_` while nothing is known of it
+    (an out-parameter), else the call that filled it, whether it was zeroed, and its set fields."""
+    parts = [] if s.indeterminate or not s.key else [s.key]
+    if s.indeterminate and s.fields:
+        parts.append("_")
+    if s.zeroed:
+        parts.append("0")
+    for name in sorted(s.fields):
+        value = s.fields[name]
+        if isinstance(value, Sym):
+            raise NotProvable("an uninterpreted call takes a struct holding an input")
+        parts.append(f"{name}={value_key(value, f, CHAR, text, where)}")
+    return "&{" + "|".join(parts) + "}" if parts else "&_"

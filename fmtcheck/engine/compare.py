@@ -22,6 +22,7 @@ class Outcome:
     new: ConcreteOutput
     inputs: dict[str, Any] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # the two sides' file labels, to read the call sites' lines
+    reads: tuple[list[str], list[str]] | None = None  # the keys each side read (old, new)
 
     def sources(self, old_site: str | None, new_site: str | None) -> tuple[SourceLine | None, SourceLine | None]:
         """The source lines of one call site on each side."""
@@ -152,6 +153,11 @@ def _classify(expected: bytes, actual: bytes, exp_nl: bool, act_nl: bool, old: b
     if old.count(b"\n") != new.count(b"\n") or exp_nl != act_nl or b"\x00" in expected + actual:
         return classify_outputs(old, new)
     return classify_lines(expected, actual)
+
+
+def display_key(key: str, aliases: dict[str, str]) -> str:
+    """An input key as the reader wrote it (a report's counterexample and reasons)."""
+    return _display(key, aliases)
 
 
 def _display(key: str, aliases: dict[str, str]) -> str:

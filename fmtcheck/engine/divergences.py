@@ -21,6 +21,7 @@ from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.compare import Outcome, describe, line_labels
 from fmtcheck.engine.inputs import VectorInputs
 from fmtcheck.engine.search import nonzero_count, shrink
+from fmtcheck.engine.sharing import hangs_on
 
 MAX_REPORTED_LINES = 12  # differing lines described per function; the rest are counted
 MAX_WORST_CANDIDATES = 400  # cases of one line looked at for a worse (breaking) difference
@@ -103,6 +104,8 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
         if smallest is None:
             continue
         best = shrink_case(runner, smallest, label)
+        if runner.side_reads.one_sided() and hangs_on(runner, best):
+            best = replay(runner.run_slow, smallest)  # the shrunk case hangs on a one-sided key
         div = describe(best, runner.aliases, label)
         div.rendered = (best.old.data, best.new.data)
         worst_div = div if div.severity != "cosmetic" else _worst(runner, outcomes, label) or div
@@ -116,11 +119,19 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
                 "line": worst_div.line, "column": worst_div.column,
                 "counterexample": worst_div.counterexample,
             }
-        out.append(div)
+        if shows_a_difference(div):
+            out.append(div)
     if divergent and not out:
-        raise Inconclusive("engine", "the fast path and the interpreter disagree on every differing case (model error)")
+        raise Inconclusive("engine", "the fast path and the interpreter disagree on every differing case, or "
+                                     "no output line shows the difference (model error)")
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+def shows_a_difference(div: Divergence) -> bool:
+    """A line shown the same on both sides (`<seq_user_ns(m)>` against itself) is no difference
+    to report: the report never shows identical expected and actual lines."""
+    return (div.expected, div.expected_has_newline) != (div.actual, div.actual_has_newline)
 
 
 def _first_confirmed(runner: Any, outcomes: list[Outcome], label: int) -> Outcome | None:

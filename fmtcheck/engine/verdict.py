@@ -30,7 +30,7 @@ from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, Limi
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine
-from fmtcheck.engine.compare import Outcome, unshared_call
+from fmtcheck.engine.compare import Outcome, display_key, unshared_call
 from fmtcheck.engine import divergences
 from fmtcheck.engine import paths
 from fmtcheck.engine.fastpath import Fallback, compile_trace
@@ -45,6 +45,7 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
+from fmtcheck.engine.sharing import SideReads, key_where, one_sided_reason, shared_only
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
@@ -227,6 +228,7 @@ class Runner:
         self.divergent: list[Outcome] = []
         self.decided_by: str | None = None  # the stage whose case first showed a difference
         self.hypothesis_cases = 0
+        self.side_reads = SideReads()
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -238,16 +240,17 @@ class Runner:
                 ctx.seq = CSeqFile()
                 out.attach(ctx.seq)
             args = []
-            for pname, ptype in side.params:
+            for index, (pname, ptype) in enumerate(side.params):
+                key = parameter_key(self.old, index, pname)
                 if ptype in (("ptr", ("struct", "seq_file")), ("struct", "seq_file")):
                     args.append(ctx.seq)
                 elif ptype[0] == "int":
                     hint = side.program.space.hint(pname)
                     if hint is not None and len(hint) > 4 and hint[3] == "width":
                         ptype = hint  # `int prec` used as a `*` width: 0..star_max
-                    args.append(inputs.int_input(pname, ptype))
+                    args.append(inputs.int_input(key, ptype))
                 else:
-                    args.append(Free(pname))
+                    args.append(Free(key))
             side.program.compiled[side.function](ctx, args)
             if side.program.own_primitives:
                 out.detach()
@@ -343,8 +346,11 @@ class Runner:
         """Both sides through the interpreter, the reference."""
         old_out, new_out = ConcreteOutput(), ConcreteOutput()
         before = self.steps_spent
+        log = getattr(inputs, "reads", [])
+        start = len(log)
         try:
             old_ctx = self.run_side(self.old, inputs, old_out, self.coverage[0])
+            middle = len(log)
             self.run_side(self.new, inputs, new_out, self.coverage[1])
         except UndefinedBehaviour as ub:
             if len(self.ub_notes) < 4:
@@ -362,7 +368,8 @@ class Runner:
             note = f"line {line}: {what}"
             if note not in self.ub_notes and len(self.ub_notes) < 4:
                 self.ub_notes.append(note)
-        return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file))
+        reads = self.side_reads.record(log, start, middle)
+        return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -453,8 +460,11 @@ class Runner:
         if self.hypothesis_cases:
             covered.append(f"{self.hypothesis_cases} Hypothesis-generated vectors (seed {options.seed})")
         realizable, hanging = _realizable(self.divergent)
+        realizable, one_sided = shared_only(self, realizable)
         if not realizable and hanging is not None:
             return _hanging_result(result, hanging)
+        if not realizable and one_sided:
+            return one_sided_result(self, result, one_sided)
         if realizable:
             result.verdict = "divergent"
             result.divergences = divergences.report(self, realizable)
@@ -559,6 +569,22 @@ class Runner:
                 pass
             except HypothesisException:
                 pass
+
+
+def parameter_key(old: Side, index: int, name: str) -> str:
+    """The input a parameter of the compared functions holds: named by its position (as the old
+    side calls it), so that a parameter the rewrite renamed is the same input."""
+    if index < len(old.params):
+        return old.params[index][0]
+    return name
+
+
+def one_sided_result(runner: "Runner", result: Result, keys: list[str]) -> Result:
+    """Inconclusive: every difference found hangs on inputs only one side reads."""
+    shown = [display_key(k, runner.aliases) for k in keys]
+    result.verdict, result.reason = "inconclusive", one_sided_reason(shown, key_where(runner, keys))
+    result.extra["decided_by"] = "construct"
+    return result
 
 
 def _norm_key(key: str) -> str:

@@ -19,7 +19,7 @@ TABLES: dict[str, bytes] = {"hex_asc": HEX_ASC + b"\0", "hex_asc_upper": HEX_ASC
 # accessors that receive the seq_file only to read from it: values, never output events
 SEQ_ACCESSORS = frozenset({
     "seq_user_ns", "seq_file_net", "seq_file_single_net", "pde_data", "PDE_DATA", "seq_file_inode",
-    "file_inode", "single_open_net_private", "seq_private", "net_generic",
+    "file_inode", "single_open_net_private", "seq_private", "net_generic", "seq_css",
 })
 # members of struct seq_file that hold the buffer state (modelled by the primitives, not inputs)
 SEQ_BUFFER_MEMBERS = frozenset({"buf", "size", "count", "from", "pad_until", "read_pos", "lock"})

@@ -600,35 +600,7 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
         result = Result(subject, "inconclusive", reason=f"internal error while judging: {type(err).__name__}: {err}")
     result.subject = subject
     result.notes.extend(note for note in _rebuild_notes(candidate) if note not in result.notes)
-    result = _unless_one_sided_counterexample(result, old_src, new_src)
     return _unless_values_reach_gaps(result, candidate)
-
-
-def _unless_one_sided_counterexample(result: Result, old_src: bytes, new_src: bytes) -> Result:
-    """A "divergent" holds only for a counterexample realizable from what both sides share. When
-    the counterexample needs an input only one side reads (a field one side renamed, a call only
-    one side makes: ``get_mm_counter`` against ``get_mm_counter_sum``), the sides read different
-    state and the difference may be no difference at all: inconclusive, naming the inputs."""
-    if result.verdict != "divergent":
-        return result
-    old_names, new_names = identifiers(old_src), identifiers(new_src)
-    one_sided: list[str] = []
-    for divergence in result.divergences:
-        for expression, value in (divergence.counterexample or {}).items():
-            if value in (0, "", None, False, b"") and "(" not in str(expression):
-                continue  # a one-sided field left at zero; a call's result is never a neutral zero
-            names = identifiers(str(expression).encode("utf-8", "surrogateescape"))
-            if not (names <= old_names and names <= new_names) and expression not in one_sided:
-                one_sided.append(str(expression))
-    if not one_sided:
-        return result
-    shown = ", ".join(one_sided[:4]) + (", ..." if len(one_sided) > 4 else "")
-    reason = (
-        f"the only counterexample found sets {shown}, which one side does not read: the two sides read "
-        "different state (renamed fields, other calls), so no difference from shared inputs is shown"
-    )
-    return Result(result.subject, "inconclusive", cases=result.cases, reason=reason, notes=result.notes,
-                  extra=result.extra)
 
 
 def _unless_values_reach_gaps(result: Result, candidate: Candidate) -> Result:

@@ -218,8 +218,10 @@ def test_struct_member_paths_are_inputs():
 def test_different_member_paths_are_different_inputs():
     result = run(show('\tstruct a *a = v;\n\n\tseq_printf(m, "%lu\\n", a->b.c);\n'),
                  show('\tstruct a *a = v;\n\n\tseq_printf(m, "%lu\\n", a->b.d);\n'))
-    assert result.verdict == "divergent"
-    assert {"a->b.c", "a->b.d"} <= set(result.divergences[0].counterexample)
+    # each path is read by one side only: the fields may hold equal values, so the difference
+    # is inconclusive naming them (issue 15's soundness rule), never divergent
+    assert result.verdict == "inconclusive"
+    assert "a->b.c" in result.reason and "a->b.d" in result.reason
 
 
 def test_a_local_struct_filled_by_unknown_code():
@@ -271,8 +273,8 @@ def test_uninterpreted_call_is_shared_by_both_sides():
 def test_uninterpreted_calls_with_different_arguments_are_different_inputs():
     result = run(show('\tstruct a *a = v;\n\n\tseq_printf(m, "%lu\\n", get_count(a, 3));\n'),
                  show('\tstruct a *a = v;\n\n\tseq_printf(m, "%lu\\n", get_count(a, 4));\n'))
-    assert result.verdict == "divergent"
-    assert set(result.divergences[0].counterexample) == {"get_count(v, 3)", "get_count(v, 4)"}
+    assert result.verdict == "inconclusive"  # two inputs, one per side: they may be equal
+    assert "get_count(v, 3)" in result.reason and "get_count(v, 4)" in result.reason
 
 
 def test_call_receiving_the_seq_file_in_the_same_place_is_equivalent():

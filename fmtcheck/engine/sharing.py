@@ -1,0 +1,206 @@
+"""Soundness of a divergence: is it realizable from what both sides share?
+
+The engine names every value the code does not define by an input key (a field path, an unknown
+call with its arguments, an iterator's length). A key that only one side reads over the whole
+search (a call only one side makes, a field or table the other never touches, a local read
+before anything set it) is not shared: the two sides may read different state, and a value the
+model draws for it is no fact about the caller. A difference that hangs on such a key (other
+values of the one-sided keys make the two outputs equal) is inconclusive, naming the key and its
+line, never divergent. A difference that stays whatever values the one-sided keys take (a line
+printed by one side only) is realizable and stays divergent.
+
+This rule runs in the engine, so every front end (verify, patch, range, the plugin) has it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from fmtcheck.c import cfront
+from fmtcheck.engine.compare import Outcome
+from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
+from fmtcheck.engine.search import nonzero_count
+
+# divergent outcomes checked for a realizable difference, smallest first, when every one reads a
+# one-sided key
+MAX_CHECKED_OUTCOMES = 6
+# alternative assignments of the one-sided keys tried per outcome
+MAX_ALTERNATIVES = 64
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+class SideReads:
+    """The input keys each side read, over every case the search ran."""
+
+    def __init__(self) -> None:
+        self.old: set[str] = set()
+        self.new: set[str] = set()
+
+    def record(self, log: list[str], start: int, middle: int) -> tuple[list[str], list[str]]:
+        """The keys of one case, from an input source's read log: the old side's from `start`,
+        the new side's from `middle`."""
+        reads = (log[start:middle], log[middle:])
+        self.old.update(reads[0])
+        self.new.update(reads[1])
+        return reads
+
+    def one_sided(self) -> set[str]:
+        return self.old ^ self.new
+
+
+def needed_one_sided(outcome: Outcome, one_sided: set[str], still_differs: Callable[[dict], bool | None],
+                     kinds: dict[str, Any]) -> list[str]:
+    """The one-sided keys the outcome's difference hangs on: [] when it reads none, or when no
+    other values of them tried make the outputs equal; else the keys it read."""
+    read = [k for k in outcome_reads(outcome) if k in one_sided]
+    if not read:
+        return []
+    for trial in alternatives(outcome.inputs, read, kinds):
+        if still_differs(trial) is False:
+            return read
+    return []
+
+
+def outcome_reads(outcome: Outcome) -> list[str]:
+    reads = getattr(outcome, "reads", None)
+    if reads is None:
+        return list(outcome.inputs)
+    return list(dict.fromkeys(list(reads[0]) + list(reads[1])))
+
+
+def alternatives(inputs: dict[str, Any], keys: list[str], kinds: dict[str, Any]) -> list[dict[str, Any]]:
+    """Assignments that keep every shared input and move the one-sided ones: all of them to one
+    value, then each alone, over 0..16, the ends of the integer types and the values the case
+    already holds."""
+    ints = sorted({v for v in inputs.values() if type(v) is int})[:8]
+    ints = sorted(set(ints) | set(range(0, 17)) | {-1, (1 << 31) - 1, (1 << 32) - 1, (1 << 64) - 1})
+    strs = sorted({bytes(v) for v in inputs.values() if isinstance(v, (bytes, bytearray))} | {b""})[:4]
+    out: list[dict[str, Any]] = []
+
+    loops = list(range(0, MAX_LOOP + 1))
+
+    def values_for(key: str) -> list[Any]:
+        kind = kinds.get(key) or (("str",) if isinstance(inputs.get(key), (bytes, bytearray)) else ("int",))
+        return strs if kind[0] == "str" else loops if kind[0] == "loop" else ints
+
+    for v in ints:
+        trial = dict(inputs)
+        for k in keys:
+            choices = values_for(k)
+            if choices is ints or (choices is loops and v in loops):
+                trial[k] = v
+        out.append(trial)
+    for s in strs:
+        trial = dict(inputs)
+        for k in keys:
+            if values_for(k) is strs:
+                trial[k] = s
+        out.append(trial)
+    for k in keys:
+        for v in values_for(k):
+            if inputs.get(k) != v:
+                trial = dict(inputs)
+                trial[k] = v
+                out.append(trial)
+    unique: list[dict[str, Any]] = []
+    for trial in out:
+        if trial != inputs and trial not in unique:
+            unique.append(trial)
+    return unique[:MAX_ALTERNATIVES]
+
+
+def key_line(key: str, units: list[tuple[cfront.Unit, list[str]]]) -> str | None:
+    """Where a side reads an input key: the first line of its functions naming the key's call or
+    last member (`get_mm_counter(mm, 0)`: get_mm_counter; `c->topo.pkg_id`: pkg_id)."""
+    name = _key_name(key)
+    if name is None:
+        return None
+    for unit, functions in units:
+        for fname in functions:
+            node = unit.functions.get(fname)
+            if node is None:
+                continue
+            for n in cfront.walk(node):
+                if n.type in ("identifier", "field_identifier") and n.text.decode("latin-1") == name:
+                    return f"{unit.where}:{unit.user_line(n)}"
+    return None
+
+
+def _key_name(key: str) -> str | None:
+    if key.startswith("(uninitialised "):
+        m = _NAME.match(key, len("(uninitialised "))
+        return m.group(0) if m else None
+    call = re.match(r"\(?([A-Za-z_]\w*)\(", key)
+    if call:
+        return call.group(1)
+    names = _NAME.findall(key.split("(")[0]) or _NAME.findall(key)
+    return names[-1] if names else None
+
+
+def one_sided_reason(keys: list[str], where: str | None) -> str:
+    shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
+    place = f"{where}: " if where else ""
+    return (f"{place}the outputs differ only for some values of {shown}, which one side reads and the "
+            "other never does (a call, field or table of one side, or a local read before it is set): "
+            "no difference from inputs both sides share is shown")
+
+
+def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], list[str]]:
+    """The outcomes of a `Runner` whose difference does not hang on a key only one side reads,
+    and the one-sided keys the first of the others needs."""
+    unshared = runner.side_reads.one_sided()
+    if not unshared:
+        return outcomes, []
+    kept = [o for o in outcomes if o.reads is not None and not any(k in unshared for k in outcome_reads(o))]
+    needed: list[str] = []
+    if kept:
+        return kept, needed
+    for candidate in sorted(outcomes, key=_size)[:MAX_CHECKED_OUTCOMES]:
+        outcome = _interpreted(runner, candidate)
+        if outcome is None:
+            continue
+        unshared = runner.side_reads.one_sided()
+        keys = hangs_on(runner, outcome, unshared)
+        if not keys:
+            return [outcome], needed  # one realizable difference decides; the report shows it
+        if not needed:
+            needed = keys
+    return kept, needed
+
+
+def _interpreted(runner: Any, outcome: Outcome) -> Outcome | None:
+    """An outcome with the keys each side read: a case the fast path found (no read log) runs
+    through the interpreter first; None when the interpreter shows no difference."""
+    source = getattr(outcome, "source", None)
+    if outcome.reads is not None or source is None:
+        return outcome
+    again = runner.run_slow(source)
+    return again if again is not None and not again.same else None
+
+
+def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) -> list[str]:
+    """The one-sided keys an outcome's difference hangs on ([] when it is realizable)."""
+    unshared = runner.side_reads.one_sided() if unshared is None else unshared
+
+    def still_differs(trial: dict[str, Any]) -> bool | None:
+        again = runner.run_slow(VectorInputs(trial, zero=True))
+        return None if again is None else not again.same
+
+    return needed_one_sided(outcome, unshared, still_differs, runner.kinds)
+
+
+def key_where(runner: Any, keys: list[str]) -> str | None:
+    """The first line where a side of the `Runner` reads one of the keys."""
+    units = [(runner.old.program.unit, list(runner.old.program.compiled)),
+             (runner.new.program.unit, list(runner.new.program.compiled))]
+    for key in keys:
+        where = key_line(key, units)
+        if where is not None:
+            return where
+    return None
+
+
+def _size(outcome: Outcome) -> tuple[int, int]:
+    return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())

@@ -1,0 +1,248 @@
+"""Never a wrong-way verdict (issue 15): keys of uninterpreted values name what they denote, never
+local names; a difference that hangs on an input only one side reads is inconclusive; memory an
+unknown call receives holds values of that call. Every snippet is C written for these tests in
+the kernel's style."""
+
+from __future__ import annotations
+
+from fmtcheck import verify_sources
+from fmtcheck.common.options import Options
+
+
+def show(body: str, before: str = "", params: str = "struct seq_file *m, void *v") -> str:
+    return f"{before}static int t_show({params})\n{{\n{body}\treturn 0;\n}}\n"
+
+
+def run(old: str, new: str):
+    report = verify_sources(old, new, Options(max_examples=30))
+    assert len(report.results) == 1
+    return report.results[0]
+
+
+def verdict_and_reason(old: str, new: str) -> tuple[str, str]:
+    result = run(old, new)
+    return result.verdict, result.reason or ""
+
+
+STATS = "struct foo_stats { int nr; unsigned long sp; };\n"
+
+
+# -- keys never name locals --------------------------------------------------------------------
+
+
+def test_an_uninitialised_local_struct_is_not_an_input_named_after_the_local():
+    """proc_pid_syscall's shape: renaming the local must not make the sides read different
+    inputs (was divergent); what an uninitialised struct holds is shared by no one."""
+    old = show('\tstruct foo_stats info;\n\n\tseq_printf(m, "%d\\n", info.nr);\n', STATS)
+    new = show('\tstruct foo_stats info_rw;\n\n\tseq_printf(m, "%d\\n", info_rw.nr);\n', STATS)
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "uninitialised info" in reason
+
+
+def test_a_pointer_into_a_struct_taken_before_a_call_fills_it_is_never_divergent():
+    old = show('\tstruct foo_stats info;\n\tint *nr = &info.nr;\n\n\tif (get_syscall(v, &info))\n'
+               '\t\treturn 0;\n\tseq_printf(m, "%d\\n", *nr);\n', STATS)
+    new = show('\tstruct foo_stats info_rw;\n\tint *nr_rw = &info_rw.nr;\n\n\tif (get_syscall(v, &info_rw))\n'
+               '\t\treturn 0;\n\tseq_printf(m, "%d\\n", *nr_rw);\n', STATS)
+    assert run(old, new).verdict != "divergent"
+
+
+def test_a_list_head_the_model_cannot_evaluate_does_not_name_the_loop_by_its_text():
+    """cgroup_css_links_read's shape: `&css->cgroup->links` and `&css_rw->...` are one list."""
+    old = show('\tstruct foo *css = foo_of(v);\n\tstruct foo_link *l;\n\n'
+               '\tlist_for_each_entry(l, &css->group->links, node)\n\t\tseq_printf(m, "%d\\n", l->nr);\n')
+    new = show('\tstruct foo *css_rw = foo_of(v);\n\tstruct foo_link *l_rw;\n\n'
+               '\tlist_for_each_entry(l_rw, &css_rw->group->links, node) {\n'
+               '\t\tseq_put_decimal_ll(m, "", l_rw->nr);\n\t\tseq_putc(m, \'\\n\');\n\t}\n')
+    assert run(old, new).verdict == "equivalent"
+    broken = old.replace("foo_of(v)", "0")  # css is a number: its members are not data
+    assert run(broken, new.replace("foo_of(v)", "0")).verdict == "inconclusive"
+
+
+def test_seq_css_is_a_value_of_the_seq_file_not_an_output_event():
+    old = show('\tstruct cgroup_subsys_state *css = seq_css(m);\n\tstruct foo_link *l;\n\n'
+               '\tlist_for_each_entry(l, &css->cgroup->cset_links, cset_link)\n'
+               '\t\tseq_printf(m, "css_set %d\\n", l->nr);\n')
+    new = show('\tstruct cgroup_subsys_state *css_rw = seq_css(m);\n\tstruct foo_link *l_rw;\n\n'
+               '\tlist_for_each_entry(l_rw, &css_rw->cgroup->cset_links, cset_link)\n'
+               '\t\tseq_printf(m, "css_set %d\\n", l_rw->nr);\n')
+    assert run(old, new).verdict == "equivalent"
+
+
+def test_one_loop_head_reassigned_between_two_loops_is_two_lists():
+    """The same text `&c->items` names two lists when `c` changes in between: the rewrite that
+    walks the first list twice prints other bytes (never "equivalent")."""
+    old = show('\tstruct foo *c = first_foo(v);\n\tstruct foo_item *it;\n\n'
+               '\tlist_for_each_entry(it, &c->items, node)\n\t\tseq_printf(m, "%d\\n", it->nr);\n'
+               '\tc = next_foo(c);\n'
+               '\tlist_for_each_entry(it, &c->items, node)\n\t\tseq_printf(m, "%d\\n", it->nr);\n')
+    new = show('\tstruct foo *c = first_foo(v);\n\tstruct foo_item *it;\n\n'
+               '\tlist_for_each_entry(it, &c->items, node)\n\t\tseq_printf(m, "%d\\n", it->nr);\n'
+               '\tlist_for_each_entry(it, &c->items, node)\n\t\tseq_printf(m, "%d\\n", it->nr);\n')
+    assert run(old, new).verdict != "equivalent"
+
+
+def test_the_same_local_name_in_two_scopes_holding_other_values_is_not_one_input():
+    old = show('\tint i;\n\n\tfor (i = 0; i < 2; i++) {\n\t\tint x = i;\n\n'
+               '\t\tseq_printf(m, "%d\\n", foo_hash(&x));\n\t}\n')
+    new = show('\tint i;\n\n\tfor (i = 0; i < 2; i++) {\n\t\tint x = 0;\n\n'
+               '\t\tseq_printf(m, "%d\\n", foo_hash(&x));\n\t}\n')
+    assert run(old, new).verdict != "equivalent"
+
+
+def test_a_struct_passed_to_an_unknown_call_is_named_by_what_it_holds():
+    old = show('\tstruct foo_stats st = {};\n\n\tst.nr = 1;\n\tseq_printf(m, "%d\\n", foo_hash(&st));\n', STATS)
+    new = show('\tstruct foo_stats st = {};\n\n\tst.nr = 2;\n\tseq_printf(m, "%d\\n", foo_hash(&st));\n', STATS)
+    assert run(old, new).verdict == "inconclusive"  # was "equivalent": one key for both
+    renamed = show('\tstruct foo_stats s2 = {};\n\n\ts2.nr = 1;\n\tseq_printf(m, "%d\\n", foo_hash(&s2));\n', STATS)
+    assert run(old, renamed).verdict == "equivalent"
+
+
+# -- pointers of the code's own objects ----------------------------------------------------------
+
+
+def test_pointers_to_the_codes_own_objects_compare_by_identity():
+    old = show('\tchar a[4] = "ab";\n\tchar b[4] = "cd";\n\tchar *p = a;\n\n'
+               '\tseq_printf(m, "%d %d %d\\n", p == a, a == b, p != v);\n')
+    new = show('\tseq_puts(m, "1 0 1\\n");\n')
+    assert run(old, new).verdict == "equivalent"
+
+
+def test_the_address_of_a_local_used_as_a_number_is_inconclusive():
+    old = show('\tchar buf[8];\n\n\tseq_printf(m, "%lu\\n", (unsigned long)buf);\n')
+    new = show('\tchar buf_rw[8];\n\n\tseq_printf(m, "%lu\\n", (unsigned long)buf_rw);\n')
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "address of a local object" in reason
+
+
+# -- memory an unknown call receives -------------------------------------------------------------
+
+
+def test_a_local_struct_filled_by_a_call_holds_values_of_that_call_not_stale_contents():
+    old = show('\tstruct foo_stats st;\n\n\tst.nr = 1;\n\tget_foo(v, &st);\n\tseq_printf(m, "%d\\n", st.nr);\n', STATS)
+    assert run(old, show('\tseq_printf(m, "%d\\n", 1);\n', STATS)).verdict == "inconclusive"
+    same = show('\tstruct foo_stats s2;\n\n\ts2.nr = 1;\n\tget_foo(v, &s2);\n\tseq_put_decimal_ll(m, "", s2.nr);\n'
+                '\tseq_putc(m, \'\\n\');\n', STATS)
+    assert run(old, same).verdict == "equivalent"
+
+
+def test_a_char_buffer_filled_by_a_call_is_a_string_of_that_call():
+    old = show('\tchar name[16];\n\n\tget_name(v, name);\n\tseq_printf(m, "%s\\n", name);\n')
+    assert run(old, show('\tseq_puts(m, "\\n");\n')).verdict == "inconclusive"  # was "equivalent"
+    same = show('\tchar buf[16];\n\n\tget_name(v, buf);\n\tseq_puts(m, buf);\n\tseq_putc(m, \'\\n\');\n')
+    assert run(old, same).verdict == "equivalent"
+
+
+# -- a difference from inputs one side reads ------------------------------------------------------
+
+
+def test_a_non_printing_helper_called_on_one_side_and_inlined_on_the_other_is_inconclusive():
+    old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "rx %lu\\n", foo_rx_packets(f));\n')
+    new = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "rx %lu\\n", f->stats.rx_packets);\n')
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "foo_rx_packets(v)" in reason and "old:5" in reason
+
+
+def test_a_line_only_one_side_prints_stays_divergent_whatever_the_one_sided_field_holds():
+    old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "rx %lu\\n", f->rx);\n')
+    new = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "rx %lu\\n", f->rx);\n\tseq_printf(m, "tx %lu\\n", f->tx);\n')
+    result = run(old, new)
+    assert result.verdict == "divergent"
+    assert all(d.expected != d.actual for d in result.divergences)
+
+
+# -- assumed types --------------------------------------------------------------------------------
+
+UNDECLARED_PATCH = b"""diff --git a/fs/demo/stat.c b/fs/demo/stat.c
+--- a/fs/demo/stat.c
++++ b/fs/demo/stat.c
+@@ -1,5 +1,6 @@
+ static int demo_show(struct seq_file *m, void *v)
+ {
+-\tseq_printf(m, "%u\\n", stats->rx);
++\tseq_put_decimal_ull(m, "", stats->rx);
++\tseq_putc(m, '\\n');
+ \treturn 0;
+ }
+"""
+
+
+def test_an_undeclared_input_through_u_against_a_64_bit_primitive_is_not_proven_by_patch(tmp_path, capsys):
+    """The same rule as `verify` (tests/unit/c/test_kernel_c.py), from a patch without a tree."""
+    import json
+
+    from fmtcheck import cli
+
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(UNDECLARED_PATCH)
+    code = cli.main(["patch", str(patch), "--format", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "inconclusive" and "stats->rx" in result["reason"], result
+    assert "not declared" in result["reason"] and code == 3
+
+
+def test_parameters_renamed_by_the_rewrite_are_the_same_inputs():
+    """The caller's data is named by the parameter's position: `v` and `p` are one input (was
+    divergent: two inputs named after the parameters)."""
+    old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%d %u\\n", f->nr, n);\n', params="struct seq_file *m, void *v, unsigned int n")
+    new = show('\tstruct foo *f = p;\n\n\tseq_printf(seq, "%d %u\\n", f->nr, count);\n',
+               params="struct seq_file *seq, void *p, unsigned int count")
+    assert run(old, new).verdict == "equivalent"
+
+
+def test_a_line_shown_the_same_on_both_sides_is_never_reported():
+    from fmtcheck.common.result import Divergence
+    from fmtcheck.engine.divergences import shows_a_difference
+
+    same = Divergence(line=1, column=1, expected=b"<seq_user_ns(m)>", actual=b"<seq_user_ns(m)>", field=None,
+                      severity="breaking", kind="output-event", counterexample={})
+    other = Divergence(line=2, column=1, expected=b"rx 1", actual=b"rx 2", field=None, severity="breaking",
+                       kind="value", counterexample={})
+    newline = Divergence(line=3, column=1, expected=b"rx 1", actual=b"rx 1", field=None, severity="breaking",
+                         kind="missing-newline", counterexample={}, actual_has_newline=False)
+    assert not shows_a_difference(same)
+    assert shows_a_difference(other) and shows_a_difference(newline)
+
+
+def test_strlen_of_an_input_string_is_no_internal_error_in_the_proof():
+    """cgroup1_show_options' shape: the proof meets strlen of a caller's string (was TypeError)."""
+    old = show('\tstruct foo *f = v;\n\n\tif (strlen(f->name))\n\t\tseq_printf(m, ",name=%s", f->name);\n')
+    new = show('\tstruct foo *f = v;\n\n\tif (strlen(f->name)) {\n\t\tseq_puts(m, ",name=");\n'
+               '\t\tseq_puts(m, f->name);\n\t}\n')
+    assert run(old, new).verdict == "equivalent"
+
+
+def test_an_unset_pointer_local_handed_out_is_an_out_parameter_of_the_call():
+    """ct_show_secctx's shape: `char *ctx; if (get_ctx(x, &ctx, &len)) return; print ctx`."""
+    old = show('\tchar *ctx;\n\tu32 len;\n\n\tif (get_ctx(v, &ctx, &len))\n\t\treturn 0;\n'
+               '\tseq_printf(m, "ctx=%s ", ctx);\n')
+    new = show('\tchar *ctx_rw;\n\tu32 len_rw;\n\n\tif (get_ctx(v, &ctx_rw, &len_rw))\n\t\treturn 0;\n'
+               '\tseq_puts(m, "ctx=");\n\tseq_puts(m, ctx_rw);\n\tseq_putc(m, \' \');\n')
+    assert run(old, new).verdict == "equivalent"
+
+
+def test_file_scope_data_without_an_initializer_is_the_kernels_state_by_name():
+    """pn_res_seq_show's shape: a file-scope struct and int the file does not initialise are
+    inputs named by the global (shared by both sides), never zero and never one side's own."""
+    before = "static struct { int nr[4]; } table;\nstatic int nr_widgets;\n"
+    old = show('\tseq_printf(m, "%d %d\\n", table.nr[1], nr_widgets);\n', before)
+    new = show('\tseq_printf(m, "%d", table.nr[1]);\n\tseq_printf(m, " %d\\n", nr_widgets);\n', before)
+    assert run(old, new).verdict == "equivalent"
+    zero = show('\tseq_printf(m, "%d %d\\n", table.nr[1], 0);\n', before)
+    assert run(old, zero).verdict != "equivalent"
+
+
+def test_the_callers_pointer_may_point_at_a_files_global():
+    """p9_fd_show_options' shape: `clnt->trans == &foo_tcp_trans` is an input named by the
+    global, the same on both sides (was a Python object id: divergent at random)."""
+    before = "struct foo_trans { int port; };\nstatic struct foo_trans foo_tcp_trans = { .port = 1 };\n"
+    old = show('\tstruct foo *clnt = v;\n\n\tif (clnt->trans == &foo_tcp_trans)\n\t\tseq_printf(m, ",port=%u", clnt->port);\n',
+               before)
+    new = show('\tstruct foo *c = v;\n\n\tif (c->trans == &foo_tcp_trans) {\n\t\tseq_puts(m, ",port=");\n'
+               '\t\tseq_printf(m, "%u", c->port);\n\t}\n', before)
+    assert run(old, new).verdict == "equivalent"
+    never = show('\tstruct foo *clnt = v;\n\n\tseq_printf(m, ",port=%u", clnt->port);\n', before)
+    assert run(old, never).verdict != "equivalent"
