@@ -432,12 +432,11 @@ def stdin_as_file(args: argparse.Namespace) -> Iterator[Callable]:
     if not names and not captures:
         yield lambda report: None
         return
-    import tempfile
-
     from fmtcheck.common.inputfile import read_input
+    from fmtcheck.common.termination import temporary_directory
 
     data = read_input("-", 1 << 30, "capture")
-    with tempfile.TemporaryDirectory(prefix="fmtcheck-stdin-") as tmp:
+    with temporary_directory("fmtcheck-stdin-") as tmp:
         path = os.path.join(tmp, "stdin")
         with open(path, "wb") as handle:
             handle.write(data)

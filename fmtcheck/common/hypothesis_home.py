@@ -5,11 +5,10 @@ gets a temporary home, removed afterwards, also when SIGINT or SIGTERM ends the 
 
 from __future__ import annotations
 
-import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
-from fmtcheck.common.termination import signals_deferred
+from fmtcheck.common.termination import temporary_directory
 
 
 @contextmanager
@@ -18,13 +17,11 @@ def private_hypothesis_home() -> Iterator[str]:
     the previous home comes back and the directory is removed afterwards."""
     from hypothesis import configuration
 
-    with signals_deferred():  # no SIGINT/SIGTERM between creating the directory and owning it
-        home = tempfile.TemporaryDirectory(prefix="fmtcheck-hypothesis-")
-    previous = getattr(configuration, "_configuration__hypothesis_home_directory", None)
-    previous = vars(configuration).get("__hypothesis_home_directory", previous)
-    configuration.set_hypothesis_home_dir(home.name)
-    try:
-        yield home.name
-    finally:
-        configuration.set_hypothesis_home_dir(previous)
-        home.cleanup()
+    with temporary_directory("fmtcheck-hypothesis-") as home:
+        previous = getattr(configuration, "_configuration__hypothesis_home_directory", None)
+        previous = vars(configuration).get("__hypothesis_home_directory", previous)
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield home
+        finally:
+            configuration.set_hypothesis_home_dir(previous)

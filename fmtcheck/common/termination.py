@@ -33,15 +33,41 @@ def _raise_terminated(signum: int, frame: object) -> None:
 @contextmanager
 def signals_deferred() -> Iterator[None]:
     """SIGINT and SIGTERM wait until the block is over: for creating a resource and taking charge
-    of its cleanup in one step (a signal in between would leave it behind)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    of its cleanup in one step (a signal in between would leave it behind). Python runs signal
+    handlers in the main thread whichever thread the kernel picked, so a thread's signal mask
+    cannot hold them back: the handlers are swapped for ones that only take note, and what they
+    noted is raised again once the real handlers are back."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    noted: list[int] = []
+    previous = {signum: signal.signal(signum, lambda number, frame: noted.append(number))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(noted):
+            signal.raise_signal(signum)
+
+
+@contextmanager
+def temporary_directory(prefix: str) -> Iterator[str]:
+    """A temporary directory that SIGINT or SIGTERM cannot leave behind: the signals wait while it
+    is created and while it is removed (a signal inside `rmtree` would stop it half-way), and the
+    block that owns it starts before they are let through again."""
+    import tempfile
+
+    owned = None
+    try:
+        with signals_deferred():
+            owned = tempfile.TemporaryDirectory(prefix=prefix)
+        yield owned.name
+    finally:
+        if owned is not None:
+            with signals_deferred():
+                owned.cleanup()
 
 
 def _signal_again_if_swallowed(previous_hook):

@@ -35,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from fmtcheck.common.termination import temporary_directory
+
 INSTALL_HINT = "pip install 'fmtcheck[consumers]'"
 OUTCOMES = ("same values", "different values", "error", "skipped")
 _DETAIL_MAX = 160
@@ -453,7 +455,7 @@ def _psutil_consumer(name: str, old: bytes, new: bytes) -> ConsumerOutcome:
     if not sys.platform.startswith("linux"):
         return ConsumerOutcome(label, "skipped", "psutil's /proc parsers run on Linux only")
     calls = PSUTIL_CALLS[name]
-    with tempfile.TemporaryDirectory(prefix="fmtcheck-procfs-") as tmp:
+    with temporary_directory("fmtcheck-procfs-") as tmp:
         roots = [Path(tmp, "old"), Path(tmp, "new")]
         for root, data in zip(roots, (old, new)):
             _write_procfs(root, name, data)
@@ -612,7 +614,7 @@ def _procps_consumer(
     if reason:
         return ConsumerOutcome(label, "skipped", reason)
     readings = []
-    with tempfile.TemporaryDirectory(prefix="fmtcheck-procps-") as tmp:
+    with temporary_directory("fmtcheck-procps-") as tmp:
         context = _snapshot(files)  # the same live snapshot for both sides
         for side, data in (("old", old), ("new", new)):
             mounts = dict(context)
