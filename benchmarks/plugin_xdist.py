@@ -11,7 +11,7 @@ must not change with ``-n``), how many items each worker ran, and the sum and la
 ``time`` of the items: the judging time pytest records. It measures and prints; it asserts nothing.
 
     python benchmarks/plugin_xdist.py [--size 20] [--workers 2 [--workers 4]] [--repeat 1]
-                                      [--bytecode env|warm|both] [--max-examples N]
+                                      [--bytecode env|warm|both] [--max-examples N] [--trees OLD NEW]
 """
 
 from __future__ import annotations
@@ -67,6 +67,27 @@ def environment(pycache: str | None) -> dict[str, str]:
     return env
 
 
+def build_tree_queue(directory: Path, old: Path, new: Path, size: int) -> list[Path]:
+    """Up to SIZE real patches: ``diff -u -p`` of each .c file of the two kernel trees that differs
+    and prints to a seq_file (first by path), one patch per file."""
+    directory.mkdir(parents=True, exist_ok=True)
+    queue: list[Path] = []
+    for source in sorted(old.rglob("*.c")):
+        relative = source.relative_to(old)
+        other = new / relative
+        if len(queue) >= size or not other.is_file():
+            continue
+        text = source.read_bytes()
+        if b"seq_printf" not in text and b"seq_puts" not in text or text == other.read_bytes():
+            continue
+        diff = subprocess.run(["diff", "-u", "-p", "--label", f"a/{relative}", "--label", f"b/{relative}",
+                               str(source), str(other)], capture_output=True, timeout=60).stdout
+        target = directory / (str(relative).replace("/", "_") + ".diff")
+        target.write_bytes(diff)
+        queue.append(target)
+    return queue
+
+
 def run_pytest(queue: Path, workers: int, junit: Path, env: dict[str, str],
                extra: list[str]) -> tuple[float, str]:
     """Wall time and outcomes of one pytest run over the queue (exit status 1 is expected: some
@@ -114,20 +135,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting, interleaved; the best is shown")
     parser.add_argument("--max-examples", type=int, default=None,
                         help="--fmtcheck-max-examples for every run (default: the plugin's, 200)")
+    parser.add_argument("--trees", nargs=2, type=Path, metavar=("OLD", "NEW"),
+                        help="instead of the fixtures, real patches: diffs of the output files of two kernel trees")
     parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
                         help="as the environment is, with a warm bytecode cache, or both (default)")
     args = parser.parse_args(argv)
     settings = [0] + (args.workers or [2])
     caches = ["env", "warm"] if args.bytecode == "both" else [args.bytecode]
     extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
-    print(f"pytest plugin on a queue of {args.size} fixture patches ({os.cpu_count()} CPUs, "
+    print(f"pytest plugin on a queue of {args.size} {'kernel' if args.trees else 'fixture'} patches ({os.cpu_count()} CPUs, "
           f"best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
           f"load average {os.getloadavg()[0]:.1f} at start)")
-    print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'empty s':>8} {'items':>6} "
-          f"{'junit sum s':>12} {'junit max s':>12}  outcomes")
     with tempfile.TemporaryDirectory(prefix="fmtcheck-queue-") as tmp:
         queue = Path(tmp) / "queue"
-        build_queue(queue, args.size)
+        if args.trees:
+            built = build_tree_queue(queue, args.trees[0], args.trees[1], args.size)
+            print(f"queue: {len(built)} diffs of .c files that print to a seq_file, {args.trees[0]} -> {args.trees[1]}")
+        else:
+            build_queue(queue, args.size)
+        print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'empty s':>8} {'items':>6} "
+              f"{'junit sum s':>12} {'junit max s':>12}  outcomes")
         for cache in caches:
             pycache = os.path.join(tmp, "pycache") if cache == "warm" else None
             env = environment(pycache)

@@ -436,16 +436,17 @@ def settle_item(item: pytest.Item, report: "Report", settings: Settings) -> None
         item.add_report_section("call", "fmtcheck", report_text(report, settings))
 
 
-def failure_repr(failure: FmtcheckFailure, path: Path) -> Any:
-    """The report as pytest's failure representation. Its crash message, which the short test
-    summary shows (its first line) and junit writes as the failure message, starts at the first
-    divergence line, not at the subject the node id already names. pytest's own classes, so
-    that xdist carries it from a worker unchanged."""
+def failure_repr(failure: FmtcheckFailure, path: Path, text: str | None = None) -> Any:
+    """The report (or TEXT) as pytest's failure representation. Its crash message, which the
+    short test summary shows (its first line) and junit writes as the failure message, starts at
+    the first divergence line, not at the subject the node id already names. pytest's own
+    classes, so that xdist carries it from a worker unchanged."""
+    text = failure.text if text is None else text
     try:
         from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
     except ImportError:  # a pytest that moved them: the report alone, summarised by its first line
-        return failure.text
-    entry = ReprEntryNative([failure.text + "\n"])
+        return text
+    entry = ReprEntryNative([text + "\n"])
     traceback = ReprTraceback([entry], None, "native")
     return ReprExceptionInfo(reprtraceback=traceback,
                              reprcrash=ReprFileLocation(str(path), 0, crash_message(failure)))
@@ -655,7 +656,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     exc = call.excinfo.value if call.excinfo is not None else None
     if (isinstance(exc, FmtcheckFailure) and report.failed and not isinstance(item, _FmtcheckItem)
             and item.config.getoption("tbstyle", "auto") not in ("long", "native")):
-        report.longrepr = exc.text + "\n\n" + _asked_at(item, call.excinfo, exc)
+        report.longrepr = failure_repr(exc, item.path, exc.text + "\n\n" + _asked_at(item, call.excinfo, exc))
     return report
 
 

@@ -46,6 +46,7 @@ inconclusive (the engine models them from the specification).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -530,7 +531,9 @@ class Job:
             sides = [SideText(f"{self.subject} ({side})", side, candidate.lines.get(side, [])) for side in ("old", "new")]
             result = relocate(result, sides, self.plan.patch)
         else:
-            result = relocate(self.known, [], self.plan.patch)
+            # a copy: the notes added below must not pile up when an item runs again
+            known = dataclasses.replace(self.known, notes=list(self.known.notes), extra=dict(self.known.extra))
+            result = relocate(known, [], self.plan.patch)
         result.input = self.plan.patch.source
         result.extra.setdefault("patch", self.plan.patch.source)
         if self.plan.superseded_by:

@@ -3,6 +3,8 @@ failure when it does not. Each test writes a small test module and runs it in an
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 DIVERGENT_LINE = "actual:   ······:········0"
@@ -42,6 +44,10 @@ def test_verify_failure_is_the_report(workdir: pytest.Pytester) -> None:
     """, "--junitxml=out.xml")
     result.assert_outcomes(failed=1)
     assert DIVERGENT_LINE in (workdir.path / "out.xml").read_text(encoding="utf-8")
+    failure = ET.parse(workdir.path / "out.xml").getroot().find(".//failure")
+    assert failure is not None
+    assert failure.get("message", "").splitlines()[0] == "line 1, column 15, field f->count: cosmetic (width)"
+    result.stdout.fnmatch_lines(["FAILED test_questions.py::test_divergent - line 1, column 15, *"])
     text = result.stdout.str()
     assert DIVERGENT_LINE in text
     assert "line 1, column 15, field f->count: cosmetic (width)" in text
