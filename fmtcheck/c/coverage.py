@@ -23,7 +23,7 @@ class Site:
     """One condition (an `if`, a loop test, `&&`/`||` operands) or one comparison of the code."""
 
     __slots__ = ("where", "text", "compare", "outcomes", "boundary", "values", "keys", "case",
-                 "operands", "dependent", "order", "recent")
+                 "operands", "dependent", "order", "recent", "aim_only")
 
     def __init__(self, where: str, text: str, compare: bool, order: int) -> None:
         self.where = where.split("#", 1)[0]  # FILE:LINE:COLUMN; the byte offset only keeps names apart
@@ -38,6 +38,7 @@ class Site:
         self.operands: tuple[int, int] | None = None  # (a, b) in that case
         self.dependent = False
         self.order = order
+        self.aim_only = False  # a target for aimed cases, not an obligation (a table's bound)
 
     def open(self) -> bool:
         """Still asks for a case: it depends on the inputs and has not shown everything."""
@@ -100,8 +101,10 @@ class Coverage:
                 site.case = dict(assignment)
         self.touched.clear()
 
-    def open_sites(self) -> list[Site]:
-        return sorted((s for s in self.sites.values() if s.open()), key=lambda s: s.order)
+    def open_sites(self, obligations: bool = False) -> list[Site]:
+        """Sites still asking for a case; with `obligations`, only those a verdict needs covered."""
+        return sorted((s for s in self.sites.values() if s.open() and not (obligations and s.aim_only)),
+                      key=lambda s: s.order)
 
 
 def _last_distinct(reads: list[str], n: int) -> list[str]:
@@ -120,6 +123,18 @@ def reads_before(reads: list[str] | None, start: int) -> list[str] | None:
     if reads is None:
         return None
     return reads[max(0, start - RECENT_READS):start]
+
+
+def observe_table_index(coverage: Coverage, site: str, index: str, table: str, i: int, size: int,
+                        reads: list[str], start: int) -> None:
+    """A table indexed by an input is a bounds check the code does not write: `index < size`,
+    to be seen true, false and at its boundary, so that the search tries the index one past each
+    side's last entry (a table that lost an entry reads past its end where the other side prints)."""
+    coverage.observe(site, f"{index} < {size} (the entries of {table})", 0 <= i < size, None, reads[start:],
+                     (i, size), reads_before(reads, start))
+    found = coverage.sites.get(site)
+    if found is not None:
+        found.aim_only = True  # the code may keep the index in range by other means (`% 3`)
 
 
 def input_reads(inputs: Any) -> list[str] | None:

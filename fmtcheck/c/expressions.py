@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from fmtcheck.c import cfront, symbolic
 from fmtcheck.c.arith import as_int, truth, truth_value
+from fmtcheck.c.coverage import input_reads, observe_table_index
 from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.nodes import snip
 from fmtcheck.c.symbolic import NotProvable, Sym
@@ -35,6 +36,7 @@ from fmtcheck.c.values import (
     Mem,
     Ptr,
     SeqHandle,
+    UndefinedBehaviour,
     address_of,
     element,
     member_of,
@@ -213,17 +215,28 @@ class ExpressionCompiler:
         elem = base.type[1] if base.type[0] in ("array", "ptr") else FREE
         text = node.text.decode("latin-1")
         where = self.where(node)
+        site = self.site(node)
 
         def subscript(f: Frame) -> Any:
             obj = bfn(f)
+            reads = input_reads(f.ctx.inputs) if f.ctx.coverage is not None else None
+            start = len(reads) if reads is not None else 0
             i = as_int(ifn(f), f, index.type, index.text)
             if isinstance(i, Sym):
                 raise NotProvable("an index depends on an input")
             if isinstance(obj, Free):
                 return free_path(f, element(obj, i).key, where)
             if isinstance(obj, list):
+                if reads is not None and len(reads) > start and type(i) is int:
+                    observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)
                 if not 0 <= i < len(obj):
-                    raise Inconclusive(where, f"index {i} is outside the table")
+                    sized_by = getattr(obj, "sized_by", None)
+                    if sized_by is not None:
+                        raise Inconclusive(where, f"index {i} is past the {len(obj)} entries shown of a table"
+                                                  f" sized by {sized_by}")
+                    # C reads past a table of known size only by undefined behaviour: the kernel's
+                    # own bounds keep such an index out, so the case is no input (both sides alike)
+                    raise UndefinedBehaviour(self.line(node), f"index {i} is outside the table {base.text}")
                 return obj[i]
             if isinstance(obj, Mem):
                 obj = Ptr(obj)

@@ -57,6 +57,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.unknown_size: dict[str, str] = {}  # arrays sized by an expression the model cannot fold
         self.enums: dict[str, int] = {}
         self._compile_enums()
+        self.unfolded_size: str | None = None  # the size text of the array being declared, when unfolded
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -225,6 +226,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 continue
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            self.note_unfolded_size(decl, name, t)
             self.current_decl = decl
             if init is None and t[0] == "int":
                 continue  # a global the file does not initialise is the kernel's state: an input by name

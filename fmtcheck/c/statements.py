@@ -20,6 +20,7 @@ from fmtcheck.c.values import (
     Free,
     Goto,
     LocalStruct,
+    Table,
     Mem,
     UNKNOWN_ARRAY_ELEMENTS,
     Return,
@@ -127,6 +128,7 @@ class StatementCompiler:
             t = self._declared_type(node, d)
             self.current_decl = node
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
+            self.note_unfolded_size(node, name, t)
             if t[0] == "array" and t[2] is None and init is not None:
                 if init.type in ("string_literal", "concatenated_string"):
                     t = ("array", t[1], len(self.string_bytes(init)) + 1)
@@ -143,6 +145,11 @@ class StatementCompiler:
                 a(f)
 
         return run
+
+    def note_unfolded_size(self, decl, name: str, t: tuple) -> None:
+        """Before an array's initializer is compiled: a size the model cannot fold (a macro the
+        input does not define) means the table may be longer than the entries it shows."""
+        self.unfolded_size = _array_size_text(decl, name) if t[0] == "array" and t[2] is None else None
 
     def _initializer(self, t: tuple, init, scope: dict[str, tuple], name: str) -> Callable[[Frame], Any]:
         if t[0] == "array":
@@ -184,8 +191,10 @@ class StatementCompiler:
             size = n if n is not None else len(data)
             content = bytearray(data[:size].ljust(size, b"\x00"))
             return lambda f: Mem(bytearray(content), elem=elem)
+        sized_by = self.unfolded_size
         if init is not None and init.type == "initializer_list" and elem[0] == "struct" and elem[1] != "seq_file":
-            return self._struct_table(elem, init, scope, n if n is not None else self._initializer_count(init))
+            return self._struct_table(elem, init, scope, n if n is not None else self._initializer_count(init),
+                                      sized_by)
         if init is not None and init.type == "initializer_list":
             slots = self._initializer_slots(init)
             size = n if n is not None else self._initializer_count(init)
@@ -197,7 +206,7 @@ class StatementCompiler:
             if elem[0] == "ptr":
                 # a table of strings (state names, flag mnemonics): a list of pointers
                 def make_table(f: Frame) -> list:
-                    return [fn(f) for fn in fns]
+                    return Table([fn(f) for fn in fns], sized_by)
                 return make_table
             if elem[0] != "int":
                 raise self.unsupported(init, "arrays of non-integer elements are not modelled")

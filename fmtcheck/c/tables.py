@@ -12,7 +12,7 @@ from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.types import FREE, conv
-from fmtcheck.c.values import Frame, LocalStruct, value_key
+from fmtcheck.c.values import Frame, LocalStruct, Table, value_key
 from fmtcheck.common.errors import Inconclusive
 
 MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
@@ -21,7 +21,8 @@ MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the
 class DataCompiler:
     """Struct tables and iterator keys for `Program`."""
 
-    def _struct_table(self, elem: tuple, init, scope: dict[str, tuple], size: int) -> Callable[[Frame], Any]:
+    def _struct_table(self, elem: tuple, init, scope: dict[str, tuple], size: int,
+                      sized_by: str | None = None) -> Callable[[Frame], Any]:
         """`static const struct { const char *name; int shift; } tbl[] = { {"a", 10}, {.name = "b"} }`:
         a list of structs, positional and designated initializers, the rest zero."""
         fields = self._struct_fields(elem[1])
@@ -34,7 +35,7 @@ class DataCompiler:
         rows = rows[:size]
 
         def make_table(f: Frame) -> list:
-            table = []
+            table = Table([], sized_by)
             for row in rows:
                 s = LocalStruct("table")
                 s.zeroed = True

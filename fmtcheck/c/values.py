@@ -87,6 +87,18 @@ class Unset(Free):
     __slots__ = ()
 
 
+class Table(list):
+    """A table the code defines (state names, struct rows). `sized_by` names the size expression
+    when the model cannot fold it (a macro the input does not define): the table may then be longer
+    than the entries it shows, and a read past them is unknown data, not undefined behaviour."""
+
+    __slots__ = ("sized_by",)
+
+    def __init__(self, items, sized_by: str | None = None) -> None:
+        super().__init__(items)
+        self.sized_by = sized_by
+
+
 class LocalStruct:
     """A struct declared in the code. Fields it never set are zero (an initializer or memset),
     values of the unknown call that filled it (`key` names that call's out-parameter), or, while

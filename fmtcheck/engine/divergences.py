@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fmtcheck.common.errors import Inconclusive
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.common.result import Divergence
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.compare import Outcome, describe, line_labels
@@ -158,7 +158,10 @@ def shrink_case(runner: Any, outcome: Outcome, label: int) -> Outcome:
     """The fewest non-zero inputs and the smallest values that still differ on `label`."""
 
     def still_fails(trial: dict[str, Any]) -> Outcome | None:
-        again = runner.run_slow(VectorInputs(trial, zero=True))
+        try:
+            again = runner.run_slow(VectorInputs(trial, zero=True))
+        except LimitExceeded:
+            return None  # a trial over the per-case bound shows nothing
         if again is not None and not again.same and label in line_labels(again):
             return again
         return None

@@ -50,6 +50,7 @@ from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
 MAX_DIVERGENT_CASES = 500  # differing cases collected before the search stops (the report needs few)
+MAX_OVER_BOUND = 8  # cases a per-case bound may end before the search stops (each costs a whole bound)
 
 
 class _Same:
@@ -229,6 +230,8 @@ class Runner:
         self.decided_by: str | None = None  # the stage whose case first showed a difference
         self.hypothesis_cases = 0
         self.side_reads = SideReads()
+        self.over_bound: list[LimitExceeded] = []  # cases a per-case bound ended (see try_case)
+        self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -355,6 +358,7 @@ class Runner:
         except UndefinedBehaviour as ub:
             if len(self.ub_notes) < 4:
                 self.ub_notes.append(f"undefined behaviour at line {ub.line}: {ub.what}; such inputs were skipped")
+            self._note_one_sided(inputs, ub)
             return None
         finally:
             self.budget.charge(self.steps_spent - before)
@@ -371,11 +375,36 @@ class Runner:
         reads = self.side_reads.record(log, start, middle)
         return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
 
+    def _note_one_sided(self, inputs, ub: UndefinedBehaviour) -> None:
+        """An input where one side's behaviour is undefined is no input of the kernel when both
+        sides are undefined there; when the other side is defined, the rewrite changed what the
+        code does with it, and skipping it could hide a difference: remembered, so that no
+        "equivalent" is claimed (`verdict`)."""
+        if len(self.one_sided_ub) >= 4 or not hasattr(inputs, "assignment"):
+            return
+        again = VectorInputs(inputs.assignment(), zero=True)
+        defined = 0
+        for side in (self.old, self.new):
+            try:
+                self.run_side(side, again, ConcreteOutput())
+                defined += 1
+            except (UndefinedBehaviour, FmtcheckError):
+                pass
+        if defined:
+            self.one_sided_ub.append(f"line {ub.line}: {ub.what}")
+
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
-        if self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES:
+        if (self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES
+                or len(self.over_bound) >= MAX_OVER_BOUND):
             return False
-        outcome = self.run_case(inputs)
+        try:
+            outcome = self.run_case(inputs)
+        except LimitExceeded as over:
+            # one case too big to run (a loop over an input count near its maximum): the others
+            # still count, a difference they show stays realizable, but "equivalent" is not claimed
+            self.over_bound.append(over)
+            return True
         self._learn_kinds(inputs)
         if outcome is not None and not outcome.same:
             self.divergent.append(outcome)
@@ -476,6 +505,20 @@ class Runner:
         if ambiguous is not None:
             result.verdict, result.reason = "inconclusive", ambiguous
             return result
+        if self.one_sided_ub and not proven:
+            result.verdict = "inconclusive"
+            result.reason = (f"undefined behaviour on one side only ({self.one_sided_ub[0]}), where the other "
+                             "side is defined: skipping such inputs could hide a difference")
+            result.extra["decided_by"] = "construct"
+            return result
+        if self.over_bound and not proven:
+            first = self.over_bound[0]
+            result.verdict = "inconclusive"
+            result.reason = (f"{len(self.over_bound)} case(s) went over a per-case bound ({first.what} at "
+                             f"{first.where}); no difference in the {self.cases} case(s) that ran")
+            result.classes = covered
+            result.extra["decided_by"] = "bound"
+            return result
         stars = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "width")
         if stars:
             result.notes.append(f"'*' width/precision input(s) {', '.join(stars)} range over 0..{options.star_max}"
@@ -494,7 +537,7 @@ class Runner:
             result.classes = covered
             result.extra["decided_by"] = "bound"
             return result
-        gaps = [site for coverage in self.coverage for site in coverage.open_sites()]
+        gaps = [site for coverage in self.coverage for site in coverage.open_sites(obligations=True)]
         if gaps:
             result.verdict = "inconclusive"
             first = gaps[0]

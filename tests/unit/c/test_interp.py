@@ -416,3 +416,71 @@ def test_pointer_the_code_did_not_make_is_proven():
     text = "void f(struct seq_file *m)\n{\n\tseq_printf(m, \"%p %pK\\n\", dev, dev->priv);\n}\n"
     result = verify_sources(text, text).results[0]
     assert (result.verdict, result.method) == ("equivalent", "proven")
+
+
+# -- tables read past their end -----------------------------------------------------------------
+
+STATES = 'static const char * const names[] = { "R", "S", "D" };\n'
+
+
+def test_a_table_read_past_its_end_on_both_sides_is_no_input_and_a_difference_elsewhere_stays():
+    """`names[state(p)]` with a state of 3 or more is undefined behaviour on both sides: such
+    cases are skipped, and the new line the rewrite prints is still found (task_state's Kthread)."""
+    body = '\tstruct task *p = v;\n\n\tseq_printf(m, "State: %s\\n", names[p->state]);\n'
+    result = run(show(body, STATES), show(body + '\tseq_puts(m, "Kthread: 0\\n");\n', STATES))
+    assert result.verdict == "divergent", (result.verdict, result.reason)
+    assert any("outside the table names" in n for n in result.notes), result.notes
+
+
+def test_a_table_read_past_its_end_on_both_sides_is_equivalent_when_nothing_else_changes():
+    body = '\tstruct task *p = v;\n\n\tseq_printf(m, "State: %s\\n", names[p->state]);\n'
+    new = '\tstruct task *p = v;\n\n\tseq_puts(m, "State: ");\n\tseq_puts(m, names[p->state]);\n\tseq_putc(m, \'\\n\');\n'
+    result = run(show(body, STATES), show(new, STATES))
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
+
+
+def test_a_table_read_past_its_end_on_one_side_only_is_not_equivalent():
+    """The new table lost its last entry: an index of 2 reads past it, though the old side prints
+    "D" there. Skipping that case would make the two look the same."""
+    body = '\tstruct task *p = v;\n\n\tseq_printf(m, "State: %s\\n", names[p->state]);\n'
+    shorter = 'static const char * const names[] = { "R", "S" };\n'
+    result = run(show(body, STATES), show(body, shorter))
+    assert result.verdict == "inconclusive", (result.verdict, result.reason)
+    assert "one side only" in result.reason and "outside the table names" in result.reason
+
+
+def test_a_table_sized_by_an_unknown_macro_read_past_its_shown_entries_is_inconclusive():
+    """`names[NR_STATES]` with two entries shown: the table may be longer, so an index of 2 is
+    unknown data, not undefined behaviour; the result names the size."""
+    sized = 'static const char * const names[NR_STATES] = { "R", "S" };\n'
+    body = '\tstruct task *p = v;\n\n\tseq_printf(m, "State: %s\\n", names[p->state]);\n'
+    result = run(show(body, sized), show(body, sized))
+    assert result.verdict == "inconclusive", (result.verdict, result.reason)
+    assert "NR_STATES" in result.reason
+
+
+# -- cases over the per-case bound ------------------------------------------------------------
+
+LONG_LOOP = '\tstruct g *g = v;\n\tint i;\n\n\tfor (i = 0; i < g->n; i++)\n\t\tseq_putc(m, \'.\');\n'
+
+
+@pytest.fixture
+def small_step_bound(monkeypatch):
+    """A per-case step bound of 5,000 (the real one is 200,000): the same rule, cheaply."""
+    import fmtcheck.c.calls
+    import fmtcheck.c.statements
+    monkeypatch.setattr(fmtcheck.c.statements, "MAX_STEPS", 5000)
+    monkeypatch.setattr(fmtcheck.c.calls, "MAX_STEPS", 5000)
+
+
+def test_a_case_over_the_step_bound_leaves_a_difference_the_other_cases_show(small_step_bound):
+    """`g->n` near INT_MAX runs past the step bound; that case is left out, and the line only the
+    new side prints, which every other case shows, still makes the rewrite divergent."""
+    result = run(show(LONG_LOOP), show(LONG_LOOP + '\tseq_puts(m, "Kthread: 0\\n");\n'), max_examples=5)
+    assert result.verdict == "divergent", (result.verdict, result.reason)
+
+
+def test_a_case_over_the_step_bound_is_no_proof_of_equivalence(small_step_bound):
+    result = run(show(LONG_LOOP), show(LONG_LOOP), max_examples=5)
+    assert result.verdict == "inconclusive", (result.verdict, result.reason)
+    assert "per-case bound" in result.reason and "step limit" in result.reason
