@@ -11,10 +11,17 @@ with its NEW_TREE version. That is N commits of the kernel's own changes to outp
 `fmtcheck range` judges them with --jobs 1 (the baseline) and --jobs 2; the script prints the
 time of each, the speed-up, the verdict counts, and whether the two reports are identical.
 
-tree-wide patch: up to --files files of OLD_TREE where ``seq_printf(m, "literal")`` (no
-conversion) can become ``seq_puts(m, "literal")``, the classic cleanup; the patch is git's diff of
-that change. `fmtcheck patch` judges it with --tree and without; the script prints the time, the
-number of files and functions, and the verdict counts (every function should be equivalent).
+tree-wide patch: --files files of the whole OLD_TREE (every top directory, in path order), each
+given the classic output cleanups where they apply (``seq_printf(m, "literal")`` -> ``seq_puts``,
+``seq_printf(m, "%s", s)`` -> ``seq_puts(m, s)``, ``seq_puts(m, "c")`` -> ``seq_putc(m, 'c')``)
+and otherwise a whitespace one (the continuation lines of its first multi-line output call
+re-aligned under the opening parenthesis, as checkpatch asks); the patch is git's diff of that
+change. `fmtcheck patch` judges it with --tree and without; the script prints the time, the peak
+memory of the child, the number of files and results, and the verdict counts (every function
+should be equivalent: none of the changes alters a byte of output).
+
+Every fmtcheck run is a child with its address space bounded (--memory-mb, default 3000) and
+its own peak RSS read back (wait4), so a run that would take the machine's memory fails alone.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -32,7 +40,13 @@ import time
 
 DIRS = ("fs", "kernel", "net", "mm", "block", "lib", "ipc", "security", "drivers/base", "drivers/md", "arch/x86")
 OUTPUT = re.compile(rb"\bseq_(?:printf|puts|putc|put_decimal_ull|put_decimal_ull_width|write)\s*\(")
-LITERAL_PRINTF = re.compile(rb'\bseq_printf\((\s*[A-Za-z_][\w>.-]*\s*),\s*("(?:[^"\\%\n]|\\.)*")\s*\);')
+SEQ = rb"(\s*[A-Za-z_][\w>.-]*\s*)"
+CLEANUPS = (
+    (re.compile(rb'\bseq_printf\(' + SEQ + rb',\s*("(?:[^"\\%\n]|\\.)*")\s*\);'), rb"seq_puts(\1, \2);"),
+    (re.compile(rb'\bseq_printf\(' + SEQ + rb',\s*"%s"\s*,\s*([A-Za-z_][\w>.-]*)\s*\);'), rb"seq_puts(\1, \2);"),
+    (re.compile(rb'\bseq_puts\(' + SEQ + rb',\s*"([^"\\\n\'])"\s*\);'), rb"seq_putc(\1, '\2');"),
+)
+MULTILINE_CALL = re.compile(rb"^([ \t]*)(seq_printf\()[^\n;]*\n((?:[ \t]+[^\n;]*\n)*[ \t]+[^\n]*;)", re.M)
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "bench@example.org", "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
            "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -81,10 +95,24 @@ def changed_output_files(old: str, new: str, count: int) -> list[tuple[str, byte
     return picked
 
 
-def fmtcheck(*args: str, cwd: str | None = None) -> tuple[float, int, bytes]:
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "fmtcheck", *args], capture_output=True, cwd=cwd)
-    return time.perf_counter() - start, done.returncode, done.stdout
+MEMORY_MB = 3000
+
+
+def fmtcheck(*args: str, cwd: str | None = None) -> tuple[float, int, bytes, int]:
+    """One fmtcheck child, its address space bounded: (seconds, exit status, stdout, peak RSS in MB)."""
+    def bound() -> None:
+        limit = MEMORY_MB << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "fmtcheck", *args], stdout=out, stderr=subprocess.DEVNULL,
+                                 cwd=cwd, preexec_fn=bound)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return seconds, child.returncode, out.read(), usage.ru_maxrss // 1024
 
 
 def verdicts(stdout: bytes) -> collections.Counter:
@@ -108,12 +136,44 @@ def bench_range(old: str, new: str, commits: int, work: str) -> None:
     print(f"range: {len(files)} commits of real output-code changes")
     outputs = {}
     for jobs in (1, 2):
-        seconds, code, out = fmtcheck("range", spec, "--tree", root, "--format", "json", "--jobs", str(jobs),
-                                      "--progress", "never")
+        seconds, code, out, peak = fmtcheck("range", spec, "--tree", root, "--format", "json", "--jobs", str(jobs),
+                                            "--progress", "never")
         outputs[jobs] = (seconds, code, out)
-        print(f"  --jobs {jobs}: {seconds:7.1f} s, exit {code}, {dict(sorted(verdicts(out).items()))}")
+        counts = verdicts(out) if out else {}
+        print(f"  --jobs {jobs}: {seconds:7.1f} s, exit {code}, peak {peak} MB (parent), "
+              f"{sum(counts.values())} results {dict(sorted(counts.items()))}")
     print(f"  speed-up of --jobs 2 over --jobs 1: {outputs[1][0] / outputs[2][0]:.2f}x; "
           f"reports identical: {outputs[1][2] == outputs[2][2]}")
+
+
+def cleaned(data: bytes) -> tuple[bytes, str]:
+    """The file with the classic output cleanups, or, where none applies, its first multi-line
+    output call re-aligned under the opening parenthesis (a whitespace-only change)."""
+    out = data
+    for pattern, replacement in CLEANUPS:
+        out = pattern.sub(replacement, out)
+    if out != data:
+        return out, "cleanup"
+    for match in MULTILINE_CALL.finditer(data):
+        indent = match.group(1).expandtabs(8)
+        column = len(indent) + len(b"seq_printf(")
+        aligned = b"\t" * (column // 8) + b" " * (column % 8)
+        rest = match.group(3)
+        lines = [aligned + line.lstrip(b" \t") for line in rest.split(b"\n")]
+        new_rest = b"\n".join(lines)
+        if new_rest != rest:
+            return data[:match.start(3)] + new_rest + data[match.end(3):], "whitespace"
+    return data, "none"
+
+
+def all_c_files(tree: str) -> list[str]:
+    found = []
+    for dirpath, dirnames, names in os.walk(tree):
+        dirnames.sort()
+        for name in sorted(names):
+            if name.endswith(".c"):
+                found.append(os.path.relpath(os.path.join(dirpath, name), tree))
+    return found
 
 
 def bench_treewide(old: str, limit: int, work: str) -> None:
@@ -121,28 +181,34 @@ def bench_treewide(old: str, limit: int, work: str) -> None:
     os.makedirs(root)
     git(root, "init", "-q", "-b", "main")
     changed = []
-    for path in c_files(old):
+    kinds = collections.Counter()
+    for path in all_c_files(old):
         data = read(old, path)
-        if data is None or not LITERAL_PRINTF.search(data):
+        if data is None or len(data) > 400_000 or not OUTPUT.search(data):
+            continue
+        after, kind = cleaned(data)
+        if after == data:
             continue
         write(root, path, data)
-        changed.append(path)
+        changed.append((path, after))
+        kinds[kind] += 1
         if len(changed) == limit:
             break
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
-    for path in changed:
-        data = read(root, path) or b""
-        write(root, path, LITERAL_PRINTF.sub(rb"seq_puts(\1, \2);", data))
+    for path, after in changed:
+        write(root, path, after)
     patch = os.path.join(work, "treewide.patch")
     with open(patch, "wb") as handle:
         handle.write(git(root, "diff"))
     git(root, "checkout", "-q", "--", ".")
-    print(f"tree-wide seq_printf -> seq_puts patch: {len(changed)} files")
+    size = os.path.getsize(patch)
+    print(f"tree-wide output cleanup patch: {len(changed)} files ({dict(sorted(kinds.items()))}), {size >> 10} KiB")
     for label, extra in (("with --tree", ["--tree", root]), ("without a tree", [])):
-        seconds, code, out = fmtcheck("patch", patch, "--format", "json", "--max-functions", "100000", *extra)
+        seconds, code, out, peak = fmtcheck("patch", patch, "--format", "json", "--max-functions", "100000", *extra)
         counts = verdicts(out) if out else {}
-        print(f"  {label:15}: {seconds:7.1f} s, exit {code}, {sum(counts.values())} results {dict(sorted(counts.items()))}")
+        print(f"  {label:15}: {seconds:7.1f} s, exit {code}, peak {peak} MB, {sum(counts.values())} results "
+              f"{dict(sorted(counts.items()))}")
 
 
 def main() -> int:
@@ -152,7 +218,10 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=50)
     parser.add_argument("--files", type=int, default=500)
     parser.add_argument("--only", choices=("range", "treewide"))
+    parser.add_argument("--memory-mb", type=int, default=3000, help="address-space bound of each fmtcheck child")
     args = parser.parse_args()
+    global MEMORY_MB
+    MEMORY_MB = args.memory_mb
     work = tempfile.mkdtemp(prefix="fmtcheck-git-bench-")
     try:
         if args.only in (None, "range"):
