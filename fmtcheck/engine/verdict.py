@@ -358,7 +358,7 @@ class Runner:
         except UndefinedBehaviour as ub:
             if len(self.ub_notes) < 4:
                 self.ub_notes.append(f"undefined behaviour at line {ub.line}: {ub.what}; such inputs were skipped")
-            self._note_one_sided(inputs, ub)
+            note_one_sided(self, inputs, ub)
             return None
         finally:
             self.budget.charge(self.steps_spent - before)
@@ -374,24 +374,6 @@ class Runner:
                 self.ub_notes.append(note)
         reads = self.side_reads.record(log, start, middle)
         return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
-
-    def _note_one_sided(self, inputs, ub: UndefinedBehaviour) -> None:
-        """An input where one side's behaviour is undefined is no input of the kernel when both
-        sides are undefined there; when the other side is defined, the rewrite changed what the
-        code does with it, and skipping it could hide a difference: remembered, so that no
-        "equivalent" is claimed (`verdict`)."""
-        if len(self.one_sided_ub) >= 4 or not hasattr(inputs, "assignment"):
-            return
-        again = VectorInputs(inputs.assignment(), zero=True)
-        defined = 0
-        for side in (self.old, self.new):
-            try:
-                self.run_side(side, again, ConcreteOutput())
-                defined += 1
-            except (UndefinedBehaviour, FmtcheckError):
-                pass
-        if defined:
-            self.one_sided_ub.append(f"line {ub.line}: {ub.what}")
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -675,3 +657,22 @@ def undeclared_width(runner: "Runner") -> str | None:
                 f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
                 f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
     return None
+
+
+def note_one_sided(runner: "Runner", inputs, ub: UndefinedBehaviour) -> None:
+    """An input where one side's behaviour is undefined is no input of the kernel when both
+    sides are undefined there; when the other side is defined, the rewrite changed what the
+    code does with it, and skipping it could hide a difference: remembered, so that no
+    "equivalent" is claimed (`Runner.verdict`)."""
+    if len(runner.one_sided_ub) >= 4 or not hasattr(inputs, "assignment"):
+        return
+    again = VectorInputs(inputs.assignment(), zero=True)
+    defined = 0
+    for side in (runner.old, runner.new):
+        try:
+            runner.run_side(side, again, ConcreteOutput())
+            defined += 1
+        except (UndefinedBehaviour, FmtcheckError):
+            pass
+    if defined:
+        runner.one_sided_ub.append(f"line {ub.line}: {ub.what}")
