@@ -177,15 +177,35 @@ def test_function_option_picks_one_of_several(tmp_path, capsys):
     assert err.startswith("fmtcheck: error: ") and err.count("\n") == 1 and "no_such_show" in err
 
 
+CHAIN_OLD = b"""static int chain_show(struct seq_file *m, void *v)
+{
+	struct item *p;
+
+	for (p = first_item(m); p; p = p->next)
+		seq_printf(m, "%u\\n", p->value);
+	return 0;
+}
+"""
+CHAIN_NEW = CHAIN_OLD.replace(b'seq_printf(m, "%u\\n", p->value);',
+                              b'{ seq_put_decimal_ull(m, "", p->value); seq_putc(m, \'\\n\'); }')
+
+
 def test_verify_writes_nothing_in_the_working_directory(tmp_path):
     """A check is read-only: no Hypothesis cache (.hypothesis/) or other file appears in the
-    directory the user runs fmtcheck from. (A subprocess: under pytest, Hypothesis has already
-    fixed its directory.)"""
-    pair = PAIRS / "hex"  # not provable: the Hypothesis search runs
-    proc = subprocess.run([sys.executable, "-m", "fmtcheck", "verify", str(pair / "old.c"), str(pair / "new.c"),
-                           "--max-examples", "10"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    directory the user runs fmtcheck from. The pair is a pointer-chain walk, which is tested, not
+    proven, so the Hypothesis search runs (without its private home it writes .hypothesis/ there).
+    (A subprocess: under pytest, Hypothesis has already fixed its directory.)"""
+    src, cwd = tmp_path / "src", tmp_path / "cwd"
+    src.mkdir()
+    cwd.mkdir()
+    (src / "old.c").write_bytes(CHAIN_OLD)
+    (src / "new.c").write_bytes(CHAIN_NEW)
+    assert CHAIN_NEW != CHAIN_OLD
+    proc = subprocess.run([sys.executable, "-m", "fmtcheck", "verify", str(src / "old.c"), str(src / "new.c"),
+                           "--max-examples", "10"], cwd=cwd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert "Hypothesis-generated" in proc.stdout, proc.stdout  # the search this test is about ran
+    assert sorted(p.name for p in cwd.iterdir()) == []
 
 
 def test_text_report_of_a_divergent_pair(capsys):
