@@ -43,6 +43,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmtcheck.c.cfront import function_name as _function_name, walk as _walk
+
 DEFAULT_PATHS = ["fs/proc", "kernel/irq", "mm", "net", "arch/x86/kernel", "kernel/cgroup", "block"]
 
 # output primitives of fs/seq_file.c and include/linux/seq_file.h
@@ -66,26 +68,6 @@ def _parser():
     from tree_sitter import Language, Parser
 
     return Parser(Language(tree_sitter_c.language()))
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
-
-
-def _function_name(node) -> str | None:
-    decl = node.child_by_field_name("declarator")
-    while decl is not None and decl.type != "function_declarator":
-        decl = decl.child_by_field_name("declarator")
-    if decl is None:
-        return None
-    inner = decl.child_by_field_name("declarator")
-    while inner is not None and inner.type not in ("identifier", "field_identifier"):
-        inner = inner.child_by_field_name("declarator")
-    return inner.text.decode("latin-1") if inner is not None else None
 
 
 def _params(node):
