@@ -46,7 +46,7 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-SCHEMA_VERSION = 1  # of docs/fmtcheck-report.schema.json; bumped when keys are added
+SCHEMA_VERSION = 2  # of docs/fmtcheck-report.schema.json; bumped when keys are added
 
 
 @dataclass(frozen=True)

@@ -35,16 +35,18 @@ class TreeState:
         base: dict[str, list[bytes] | None] | None = None,
         reader: "Callable[[str], bytes | None] | None" = None,
         label: str | None = None,
+        origin: str = "tree",
     ) -> None:
         self.root = root
         self.base: dict[str, list[bytes] | None] = base if base is not None else {}
         self.files: dict[str, list[bytes] | None] = {}
         self.reader = reader if reader is not None else worktree_reader(root)
         self.label = label or root  # how messages name the tree ("DIR", or "DIR at COMMIT")
+        self.origin = origin  # where the pre-images come from: "tree" (the work tree) or "git" (a commit)
 
     def fork(self) -> "TreeState":
         """A fresh state on the same base (another version of a patch applies to the base)."""
-        return TreeState(self.root, self.base, self.reader, self.label)
+        return TreeState(self.root, self.base, self.reader, self.label, self.origin)
 
     def exists(self, path: str) -> bool:
         return self.lines(path) is not None

@@ -96,6 +96,7 @@ class Candidate:
     reasons: list[str] = field(default_factory=list)
     # per line of the text handed to the engine, on each side: (file, file line or None)
     lines: dict[str, list[tuple[str, int | None]]] = field(default_factory=dict)
+    origin: str = "hunks"  # how its sides were rebuilt (`FileView.origin`)
 
 
 @dataclass
@@ -241,7 +242,9 @@ def plan_patch(patch: Patch, state: TreeState | None, carried: "Carried | None" 
             skipped.append(diff.path)
             continue
         if state is not None:
-            views.append(view_from_tree(apply_file_diff(diff, state, patch.source)))
+            view = view_from_tree(apply_file_diff(diff, state, patch.source))
+            view.origin = state.origin
+            views.append(view)
         else:
             views.append(view_from_hunks(diff, patch.source))
     if skipped:
@@ -305,6 +308,7 @@ def _plan_file(
     }
     memo: dict[str, bool] = {}
     for candidate in touched_functions(view, visible):
+        candidate.origin = view.origin
         _classify(plan, view, candidate, visible, memo)
     _report_unnamed_output(plan, view)
     _note_unused_changes(plan, view, visible)
@@ -530,6 +534,7 @@ class Job:
             result = judge(candidate, old_src, new_src, self.subject, options)
             sides = [SideText(f"{self.subject} ({side})", side, candidate.lines.get(side, [])) for side in ("old", "new")]
             result = relocate(result, sides, self.plan.patch)
+            result.extra["rebuilt"] = how_rebuilt(candidate)
         else:
             # a copy: the notes added below must not pile up when an item runs again
             known = dataclasses.replace(self.known, notes=list(self.known.notes), extra=dict(self.known.extra))
@@ -547,11 +552,13 @@ def plan_jobs(plan: PatchPlan) -> list[Job]:
     jobs = [Job(plan, plan.subject(c), check=(c, old, new)) for c, old, new in plan.checks]
     for candidate, reason in plan.problems:
         known = Result(plan.subject(candidate), "inconclusive", reason=reason, notes=list(candidate.reasons),
-                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason))
+                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason),
+                       extra={"rebuilt": how_rebuilt(candidate)})
         jobs.append(Job(plan, known.subject, known=known))
     for candidate, reason in plan.modelled:
         known = Result(plan.subject(candidate), "inconclusive", reason=reason,
-                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason))
+                       location=first_change(plan.patch, candidate.path, candidate.old, candidate.new, reason),
+                       extra={"rebuilt": how_rebuilt(candidate)})
         jobs.append(Job(plan, known.subject, known=known))
     if not jobs:
         known = nothing_to_check(plan)
@@ -578,6 +585,15 @@ def job_report(job: Job, result: Result) -> Report:
     add_plan_notes(report, job.plan, [result])
     _add_read_path_notes(report, [job.plan])
     return report
+
+
+def how_rebuilt(candidate: Candidate) -> dict:
+    """The report's ``rebuilt`` key: where the two sides the engine compared come from (whole
+    files of the work tree or of a git commit, or the patch's hunks alone) and, for hunks, how
+    many stretches of the function the patch does not show, so a bot can weigh the verdict."""
+    sides = [side for side in (candidate.old, candidate.new) if side is not None]
+    gaps = max((side.gaps for side in sides), default=0)
+    return {"from": candidate.origin, "gaps": gaps if candidate.origin == "hunks" else 0}
 
 
 def judge_plan(plan: PatchPlan, options: Options, budget: WorkBudget | None = None) -> list[Result]:

@@ -95,6 +95,7 @@ class FileView:
     # changes in code no hunk header names: (line of the hunk, line of the change, text)
     unnamed: list[tuple[int, int, bytes]] = field(default_factory=list)
     from_tree: bool = False
+    origin: str = "hunks"  # how its functions were rebuilt: "hunks", or whole files from "tree" or "git"
 
     def side(self, which: str) -> dict[str, Definition]:
         return self.old if which == "old" else self.new

@@ -139,7 +139,7 @@ def judge_commit(root: str, commit: git.Commit, paths: list[str], options: Optio
         outcome.results.append(_commit_result(commit, "inconclusive", f"git's diff is not understood: {err.what}"))
         return outcome
     with git.BlobReader(root) as reader:
-        state = TreeState(root, reader=_parent_reader(reader, commit), label=f"{root} at {commit.short}^")
+        state = TreeState(root, reader=_parent_reader(reader, commit), label=f"{root} at {commit.short}^", origin="git")
         for patch in patches:
             patch.label, patch.subject = commit.short, commit.subject
             try:

@@ -99,4 +99,4 @@ def state_for(tree: Tree, revision: str | None, forced: bool) -> tuple[TreeState
             return None
         return reader.read(sha, path)
 
-    return TreeState(tree.root, reader=read, label=f"{tree.root} at {sha[:12]}"), None
+    return TreeState(tree.root, reader=read, label=f"{tree.root} at {sha[:12]}", origin="git"), None

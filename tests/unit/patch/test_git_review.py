@@ -247,6 +247,25 @@ def test_base_commit_is_honoured_while_the_work_tree_is_later(repo, capsys, tmp_
     assert [(r["subject"], r["verdict"]) for r in report["results"]] == [("fs/demo/stat.c:demo_show", "equivalent")]
 
 
+def test_each_result_says_how_its_sides_were_rebuilt(repo, capsys, tmp_path):
+    """The `rebuilt` key (schema 2): whole files from a git commit (base-commit), from the work
+    tree (--tree without a base), or the patch's hunks alone (no --tree), with their gaps (before and after the -U1 hunk)."""
+    root, shas = repo
+    patch = tmp_path / "rewrite.patch"
+    patch.write_bytes(format_patch(root, shas["rewrite"], f"--base={shas['init']}"))
+    code, out, err = main(capsys, "patch", str(patch), "--tree", str(root), "--format", "json")
+    report = json.loads(out)
+    assert report["schema"] == 2
+    assert [r["rebuilt"] for r in report["results"]] == [{"from": "git", "gaps": 0}]
+    write(root, "fs/demo/counters.c", SHOW_NARROW.replace(b"d->reads, 8", b"d->reads, 9"))
+    patch.write_bytes(run_git(root, "diff", "-U1"))
+    run_git(root, "checkout", "--", ".")
+    for extra, meant in ((["--tree", str(root)], {"from": "tree", "gaps": 0}), ([], {"from": "hunks", "gaps": 2})):
+        code, out, err = main(capsys, "patch", str(patch), "--format", "json", *extra)
+        assert code == 1, err
+        assert [r["rebuilt"] for r in json.loads(out)["results"]] == [meant]
+
+
 def test_base_option_reads_the_files_at_that_revision(repo, capsys, tmp_path):
     root, shas = repo
     patch = tmp_path / "rename.patch"
