@@ -22,6 +22,9 @@ joined into one syntactically complete function:
   rebuilt with a gap says so in a note and suggests ``--tree``;
 - braces are balanced from the kernel's indentation (one tab per block) and from the closing brace
   of the function at column 0 when the hunk shows it;
+- a local the hunks assign but whose declaration they do not show is an input of unknown type:
+  the function is judged once per integer type it may have, and a verdict is given only when
+  every type gives it (`fmtcheck.patch.untyped`);
 - a hunk that starts or ends inside a statement (git's three lines of context cut a long
   ``seq_printf`` in two) drops those unchanged context lines; when that cannot be done (the change
   itself is inside the cut statement, or dropped context prints), the function is reported
@@ -54,6 +57,7 @@ from dataclasses import dataclass, field
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
+from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
     TreeState,
     apply_file_diff,
@@ -604,22 +608,31 @@ def judge_plan(plan: PatchPlan, options: Options, budget: WorkBudget | None = No
 
 def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
     """One function through the engine; engine errors become an inconclusive result, not a crash."""
-    from fmtcheck.engine.verdict import compare_functions
+    def engine(old: bytes, new: bytes) -> Result:
+        return _engine_result(candidate.name, old, new, subject, options)
 
-    try:
-        result = compare_functions(old_src, new_src, candidate.name, options, subject)
-    except Inconclusive as err:
-        result = Result(subject, "inconclusive", reason=f"{err.where}: {err.what}")
-    except InputError as err:
-        reason = f"the rebuilt function is not understood: {err.where}: {err.what}"
-        result = Result(subject, "inconclusive", reason=reason)
-    except Exception as err:  # noqa: BLE001 - one function's failure must not lose the others
-        if os.environ.get("FMTCHECK_DEBUG"):
-            raise
-        result = Result(subject, "inconclusive", reason=f"internal error while judging: {type(err).__name__}: {err}")
+    result = engine(old_src, new_src)
+    if undeclared_local(result) is not None and candidate.old is not None and candidate.new is not None:
+        result = judge_for_every_type(result, (old_src, candidate.old.text), (new_src, candidate.new.text), engine)
     result.subject = subject
     result.notes.extend(note for note in _rebuild_notes(candidate) if note not in result.notes)
     return _unless_values_reach_gaps(result, candidate)
+
+
+def _engine_result(name: str, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
+    from fmtcheck.engine.verdict import compare_functions
+
+    try:
+        return compare_functions(old_src, new_src, name, options, subject)
+    except Inconclusive as err:
+        return Result(subject, "inconclusive", reason=f"{err.where}: {err.what}")
+    except InputError as err:
+        reason = f"the rebuilt function is not understood: {err.where}: {err.what}"
+        return Result(subject, "inconclusive", reason=reason)
+    except Exception as err:  # noqa: BLE001 - one function's failure must not lose the others
+        if os.environ.get("FMTCHECK_DEBUG"):
+            raise
+        return Result(subject, "inconclusive", reason=f"internal error while judging: {type(err).__name__}: {err}")
 
 
 def _unless_values_reach_gaps(result: Result, candidate: Candidate) -> Result:
