@@ -47,9 +47,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.kernel_report import latest, outcome, read_records, render_report  # noqa: E402
+from benchmarks.kernel_mutants import HELPER, helper_mutants, make_mutants  # noqa: E402
 from benchmarks.kernel_rewrite import (  # noqa: E402
-    HELPER, SEQ_PRIMITIVES, Printer, function_node, helper_mutants, make_mutants, rewrite_function,
-    with_function,
+    SEQ_PRIMITIVES, Printer, function_node, rewrite_function, with_function,
 )
 from fmtcheck.c.cfront import function_name, walk  # noqa: E402
 
@@ -391,16 +391,23 @@ class Journal:
                   f"rss {answer['maxrss_mb']}MB {(answer.get('reason') or '')[:90]}", file=sys.stderr, flush=True)
 
 
-def run_phase(journal: Journal, phase: str, items: list, extra: dict, args) -> None:
-    """Write the phase's plan (its denominator), then judge what the file does not hold yet."""
-    ids = [i.record["id"] if isinstance(i, Task) else i["id"] for i in items]
+def run_phase(journal: Journal, phase: str, ids: list[str], items: Iterable[Task | dict], extra: dict,
+              args) -> None:
+    """Write the phase's plan (its denominator), then judge, as they are made, the tasks the file
+    does not hold yet (tasks are made lazily: a file's headers are read just before its judgements)."""
     journal.write({"kind": "plan", "phase": phase, "ids": ids, **extra})
-    for record in (i for i in items if isinstance(i, dict)):
-        journal.write(record)  # a site where the operator changes nothing: no judgement to skip
     held = journal.held()
-    todo = [t for t in items if isinstance(t, Task) and (t.record["kind"], t.record["id"], t.digest()) not in held]
-    print(f"{phase}: {len(ids)} planned, {len(todo)} to judge", file=sys.stderr, flush=True)
-    run_tasks(todo, args.jobs, args.cpu, args.memory, journal.answered)
+    print(f"{phase}: {len(ids)} planned, {sum(1 for k in held if k[0] == phase[:-1])} held", file=sys.stderr,
+          flush=True)
+
+    def todo() -> Iterator[Task]:
+        for item in items:
+            if isinstance(item, dict):
+                journal.write(item)  # a site where the operator changes nothing: no judgement to skip
+            elif (item.record["kind"], item.record["id"], item.digest()) not in held:
+                yield item
+
+    run_tasks(todo(), args.jobs, args.cpu, args.memory, journal.answered)
 
 
 def decided_printers(journal: Journal, printers: list[Printer], limit: int) -> list[Printer]:
@@ -448,12 +455,15 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"tree": tree.name, "paths": args.paths, "cpu": args.cpu, "memory": args.memory,
             "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
     if not args.no_functions:
-        run_phase(journal, "functions", list(function_tasks(tree, printers)), meta, args)
+        run_phase(journal, "functions", [p.key for p in printers], function_tasks(tree, printers), meta, args)
     if args.mutants:
         base = decided_printers(journal, printers, args.mutants)
-        run_phase(journal, "mutants", list(mutant_tasks(tree, base)), meta, args)
+        items = list(mutant_tasks(tree, base))
+        run_phase(journal, "mutants", [i.record["id"] if isinstance(i, Task) else i["id"] for i in items], items,
+                  meta, args)
     if args.pair_tree:
-        run_phase(journal, "pairs", pair_tasks(tree, args.pair_tree.resolve(), printers, args.paths),
+        pairs = pair_tasks(tree, args.pair_tree.resolve(), printers, args.paths)
+        run_phase(journal, "pairs", [t.record["id"] for t in pairs], pairs,
                   {**meta, "pair_tree": args.pair_tree.resolve().name}, args)
     journal.file.close()
     return write_report(args) if args.report else 0

@@ -1,4 +1,4 @@
-"""The text side of benchmarks/kernel_corpus.py: kernel formats, the mechanical rewrite, mutants.
+"""The text side of benchmarks/kernel_corpus.py: kernel formats and the mechanical rewrite.
 
 Why a module of its own: these are pure functions of a file's bytes and its tree-sitter nodes (no
 processes, no engine), so they can be read and tested apart from the machinery that runs the
@@ -117,7 +117,7 @@ def encode_c_char(b: int) -> str:
     return f"'\\{b:03o}'"
 
 
-_CONVERSION = re.compile(
+CONVERSION = re.compile(
     rb"%(?P<flags>[-+ #0]*)(?P<width>\*|[1-9][0-9]*)?(?:\.(?P<prec>\*|[0-9]*))?"
     rb"(?P<len>hh|h|H|ll|l|L|z|t)?(?P<conv>[diouxXcsp%])"
 )
@@ -158,7 +158,7 @@ def split_format(fmt: bytes) -> list[Piece] | None:
             literal.append(fmt[i])
             i += 1
             continue
-        m = _CONVERSION.match(fmt, i)
+        m = CONVERSION.match(fmt, i)
         if not m:
             return None
         if m.group("conv") == b"%":
@@ -207,7 +207,7 @@ def format_of(node, src: bytes) -> bytes | None:
 # the mechanical rewrite
 
 
-def _printf_statements(func_node):
+def printf_statements(func_node):
     """`seq_printf(...);` expression statements of a function, with their call nodes."""
     for n in _walk(func_node):
         if n.type != "expression_statement" or not n.named_children:
@@ -339,7 +339,7 @@ def rewrite_function(src: bytes, printer: Printer, func_node) -> Rewrite:
     """The mechanical rewrite of one function (text of the function only)."""
     edits: list[tuple[int, int, str]] = []
     split = kept = 0
-    for stmt, args in _printf_statements(func_node):
+    for stmt, args in printf_statements(func_node):
         calls = split_printf(args, src)
         if calls is None:
             kept += 1
@@ -364,159 +364,3 @@ def function_node(root, printer: Printer):
 
 def with_function(src: bytes, printer: Printer, text: bytes) -> bytes:
     return src[:printer.start] + text + src[printer.end:]
-
-
-
-# ---------------------------------------------------------------------------------------------
-# mutants
-
-
-@dataclass
-class Mutant:
-    operator: str
-    site: str  # line and what was changed
-    text: bytes | None  # the mutated function (None when the operator changes nothing at the site)
-    excluded: str | None = None  # why nothing changes (text is None)
-    cannot_change: str | None = None  # why the mutant, though made, cannot change bytes
-
-
-OPERATORS = ("width+1", "width-1", "delimiter-moved", "separator-dropped", "zero-padding", "d-for-u",
-             "helper-skips-padding")
-
-
-def _format_nodes(func_node):
-    """(call name, format node, args) of every seq_printf with a literal format."""
-    for stmt, args in _printf_statements(func_node):
-        if len(args) >= 2:
-            yield stmt, args
-
-
-def _replace_format(src: bytes, printer: Printer, fmt_node, new_fmt: bytes) -> bytes:
-    start, end = fmt_node.start_byte - printer.start, fmt_node.end_byte - printer.start
-    text = src[printer.start:printer.end]
-    return text[:start] + encode_c_string(new_fmt).encode("latin-1") + text[end:]
-
-
-def _join(pieces: list[Piece]) -> bytes:
-    return b"".join(p.text.replace(b"%", b"%%") if p.literal else p.text for p in pieces)
-
-
-def _narrow_arg(arg: str, func_text: str) -> bool:
-    """An argument whose type is visibly narrower than int (so %d and %u print the same)."""
-    if re.match(r"\(\s*(?:unsigned\s+)?(?:char|short|u8|u16|s8|s16)\s*\)", arg):
-        return True
-    if re.fullmatch(r"[A-Za-z_]\w*", arg):
-        return bool(re.search(rf"\b(?:u8|u16|s8|s16|unsigned\s+char|unsigned\s+short|char|short|bool)\s+"
-                              rf"(?:\w+\s*,\s*)*\**{re.escape(arg)}\b", func_text))
-    return False
-
-
-def make_mutants(src: bytes, printer: Printer, func_node, tree: str | None = None) -> list[Mutant]:
-    """Every applicable site of the six operators in one function."""
-    mutants: list[Mutant] = []
-    func_text = src[printer.start:printer.end].decode("latin-1")
-    for stmt, args in _format_nodes(func_node):
-        fmt_node = args[1]
-        fmt = format_of(fmt_node, src)
-        pieces = split_format(fmt) if fmt is not None else None
-        if pieces is None:
-            continue
-        line = stmt.start_point[0] + 1
-        argtexts = [src[a.start_byte:a.end_byte].decode("latin-1") for a in args[2:]]
-        argpos = 0
-        for i, p in enumerate(pieces):
-            if p.literal:
-                continue
-            numeric = p.conv in b"diuxXo"
-            site = f"line {line}: {p.text.decode('latin-1')} (conversion {i + 1})"
-            this_arg = argtexts[argpos + p.nargs - 1] if argpos + p.nargs - 1 < len(argtexts) else ""
-            argpos += p.nargs
-            # width +-1
-            if p.width and p.width != b"*":
-                w = int(p.width)
-                for op, nw in (("width+1", w + 1), ("width-1", w - 1)):
-                    newp = _with_width(p, nw)
-                    mutants.append(Mutant(op, site, _replace_format(src, printer, fmt_node,
-                                                                    _join(pieces[:i] + [newp] + pieces[i + 1:]))))
-            # zero padding
-            if numeric:
-                if not p.width or p.width == b"*" and False:
-                    mutants.append(Mutant("zero-padding", site, None, "no width: a 0 flag pads nothing"))
-                elif p.width == b"*":
-                    mutants.append(Mutant("zero-padding", site, None, "width from an argument (skipped)"))
-                elif b"-" in p.flags:
-                    mutants.append(Mutant("zero-padding", site, None, "left-justified: '-' overrides '0'"))
-                elif b"0" in p.flags:
-                    mutants.append(Mutant("zero-padding", site, None, "already zero-padded"))
-                elif p.prec is not None:
-                    mutants.append(Mutant("zero-padding", site, None, "a precision: '0' is ignored"))
-                elif int(p.width) < 2:
-                    mutants.append(Mutant("zero-padding", site, None, "width 1: a 0 flag pads nothing"))
-                else:
-                    newp = _reparse(b"%0" + p.text[1:])
-                    mutants.append(Mutant("zero-padding", site, _replace_format(
-                        src, printer, fmt_node, _join(pieces[:i] + [newp] + pieces[i + 1:]))))
-            # %d for %u
-            if p.conv == b"u":
-                if p.length in (b"h", b"hh", b"H"):
-                    mutants.append(Mutant("d-for-u", site, None, "char/short length: the value fits both ways"))
-                elif _narrow_arg(this_arg.strip(), func_text):
-                    mutants.append(Mutant("d-for-u", site, None, f"argument {this_arg.strip()} is narrower than int"))
-                else:
-                    newp = _reparse(p.text[:-1] + b"d")
-                    mutants.append(Mutant("d-for-u", site, _replace_format(
-                        src, printer, fmt_node, _join(pieces[:i] + [newp] + pieces[i + 1:]))))
-            if not numeric:
-                continue
-            nxt = pieces[i + 1] if i + 1 < len(pieces) else None
-            # delimiter moved from after the number to before it
-            if nxt is not None and nxt.literal and nxt.text[:1] in (b" ", b"\t", b":", b",", b"/", b"|", b";"):
-                ch = nxt.text[:1]
-                moved = pieces[:i] + [Piece(ch, True), p, Piece(nxt.text[1:], True)] + pieces[i + 2:]
-                moved = [q for q in moved if not (q.literal and not q.text)]
-                if b"-" in p.flags and ch == b" " or p.width and p.width != b"*" and b"-" not in p.flags and False:
-                    pass
-                mutants.append(Mutant("delimiter-moved", site, _replace_format(src, printer, fmt_node, _join(moved))))
-            # separator dropped (the literal run between this number and the next conversion)
-            if (nxt is not None and nxt.literal and i + 2 < len(pieces) and not pieces[i + 2].literal
-                    and nxt.text.strip(b" \t") == b"" and nxt.text):
-                dropped = pieces[:i + 1] + [Piece(nxt.text[1:], True)] + pieces[i + 2:]
-                dropped = [q for q in dropped if not (q.literal and not q.text)]
-                mutants.append(Mutant("separator-dropped", site, _replace_format(src, printer, fmt_node,
-                                                                                 _join(dropped))))
-    return mutants
-
-
-def _with_width(p: Piece, w: int) -> Piece:
-    text = p.text
-    m = _CONVERSION.match(text)
-    head = b"%" + p.flags
-    width = str(w).encode() if w > 0 else b""
-    return _reparse(head + width + text[m.start("width") + len(p.width):] if m.start("width") >= 0 else text)
-
-
-def _reparse(text: bytes) -> Piece:
-    m = _CONVERSION.match(text)
-    return Piece(text, False, m.group("flags"), m.group("width"), m.group("prec"), m.group("len") or b"",
-                 m.group("conv"))
-
-
-HELPER = (b"static void fc_put_width_mut(struct seq_file *m, const char *d, unsigned long long v,"
-          b" unsigned int w) { if (v < 10) seq_put_decimal_ull(m, d, v); else seq_put_decimal_ull_width(m, d, v, w); }\n")
-
-
-def helper_mutants(rewrite: bytes, line_of) -> list[Mutant]:
-    """The helper that skips padding below 10, at every width call of the rewrite."""
-    out: list[Mutant] = []
-    for m in re.finditer(rb"seq_put_decimal_ull_width\(", rewrite):
-        line = rewrite[:m.start()].count(b"\n")
-        tail = rewrite[m.end():m.end() + 300]
-        wm = re.search(rb",\s*(\d+)\);", tail)
-        site = f"line {line_of(line)}: seq_put_decimal_ull_width"
-        if wm and int(wm.group(1)) < 2:
-            out.append(Mutant("helper-skips-padding", site, None, "width below 2: nothing to skip"))
-            continue
-        text = rewrite[:m.start()] + b"fc_put_width_mut(" + rewrite[m.end():]
-        out.append(Mutant("helper-skips-padding", site, text))
-    return out
-

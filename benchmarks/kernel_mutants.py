@@ -1,0 +1,308 @@
+"""Mutants of real kernel printers for benchmarks/kernel_corpus.py (six operators).
+
+Why: a tool that calls everything "equivalent" would pass the rewrite corpus; mutants that change
+the bytes of real printers show it also sees differences. Each operator is applied at every site
+where it applies: width +-1, a delimiter moved from after a number to before it, a separator
+dropped, zero padding, `%d` for `%u`, and a helper that skips padding below 10.
+
+A mutant counts as excluded (it cannot change bytes) only for a reason this module shows itself,
+from the format and from types it reads in the code, never from fmtcheck's verdict: then the
+mutant is still judged, and a `divergent` there is a wrong-way verdict. The reasons:
+- kernel vsprintf rules: `0` with no width, or with `-`, or with width 1, pads nothing; width 1 to
+  no width pads nothing;
+- `%d` for `%u` where the printed value is provably below the sign bit of the conversion: a cast to
+  a narrower unsigned type, a local or parameter declared so, `E >> k` (k >= 1) of an unsigned `E`
+  no wider than the conversion, `E & C` with a literal C below the sign bit. `E`'s type is read from
+  the function (locals, parameters), or, for a call, from the return type declared in the file, a
+  header it includes (directly) or include/linux/types.h; typedefs are followed through the same
+  texts; all declarations found must agree. `unsigned long` is 64-bit (x86-64).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.kernel_report import OPERATORS
+from benchmarks.kernel_rewrite import (
+    CONVERSION, Piece, Printer, encode_c_string, format_of, printf_statements, split_format,
+)
+from fmtcheck.c.cfront import walk
+
+CONVERSION_BITS = {b"": 32, b"l": 64, b"ll": 64, b"L": 64, b"z": 64, b"t": 64, b"h": 16, b"hh": 8, b"H": 8}
+UNSIGNED_BITS = {"bool": 1, "_Bool": 1, "u8": 8, "__u8": 8, "unsigned char": 8, "u16": 16, "__u16": 16,
+                 "unsigned short": 16, "unsigned short int": 16, "u32": 32, "__u32": 32, "unsigned int": 32,
+                 "unsigned": 32, "u64": 64, "__u64": 64, "unsigned long": 64, "unsigned long int": 64,
+                 "unsigned long long": 64, "unsigned long long int": 64, "size_t": 64}
+DELIMITERS = (b" ", b"\t", b":", b",", b"/", b"|", b";")
+
+
+@dataclass
+class Mutant:
+    operator: str
+    site: str  # line and what was changed
+    text: bytes | None  # the mutated function (None when the operator changes nothing at the site)
+    excluded: str | None = None  # why nothing changes (text is None)
+    cannot_change: str | None = None  # why the mutant, though made, cannot change bytes
+
+
+# ---------------------------------------------------------------------------------------------
+# types the script reads from the code
+
+
+def _norm_type(text: str) -> str:
+    text = re.sub(r"\b(?:const|volatile|register|static)\b", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class Types:
+    """Integer types of the code: the function's locals and parameters, the return types and
+    typedefs declared in the file, the headers it includes directly, and include/linux/types.h."""
+
+    def __init__(self, src: bytes, path: str, tree: str | None, func_node) -> None:
+        self.src, self.path, self.tree = src, path, tree
+        self.locals = _declared_names(func_node)
+        self._texts: list[tuple[str, str]] | None = None
+
+    def texts(self) -> list[tuple[str, str]]:
+        if self._texts is None:
+            self._texts = [(self.path, self.src.decode("latin-1"))]
+            if self.tree:
+                root = Path(self.tree)
+                names = [(root / "include" / n if sys_ else root / Path(self.path).parent / n, n)
+                         for sys_, n in ((m.group(1) == "<", m.group(2)) for m in
+                                         re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', self._texts[0][1], re.M))]
+                names.append((root / "include/linux/types.h", "linux/types.h"))
+                for file, name in names:
+                    if file.is_file():
+                        self._texts.append((name, file.read_text(encoding="latin-1")))
+        return self._texts
+
+    def _agreeing(self, pattern: str) -> tuple[str, str] | None:
+        """The one type text every match of `pattern` (group 1) gives, with where it is."""
+        found = [(_norm_type(m.group(1)), f"{name}:{text.count(chr(10), 0, m.start()) + 1}")
+                 for name, text in self.texts() for m in re.finditer(pattern, text, re.M)]
+        kinds = {t for t, _ in found}
+        return found[0] if len(kinds) == 1 else None
+
+    def unsigned_bits(self, type_text: str, depth: int = 0) -> tuple[int, str] | None:
+        """(width, how) when the type is unsigned; None when it is signed or not found."""
+        t = _norm_type(type_text)
+        if t in UNSIGNED_BITS:
+            return UNSIGNED_BITS[t], t
+        if depth > 4 or not re.fullmatch(r"[A-Za-z_]\w*", t):
+            return None
+        hit = self._agreeing(rf"^\s*typedef\s+([A-Za-z_][\w\s]*?)\s+{t}\s*;")
+        if hit is None:
+            return None
+        inner = self.unsigned_bits(hit[0], depth + 1)
+        return (inner[0], f"{t} = {inner[1]} ({hit[1]})") if inner else None
+
+    def return_type(self, name: str) -> tuple[str, str] | None:
+        return self._agreeing(rf"^[ \t]*(?:(?:static|inline|__always_inline|extern)\s+)*"
+                              rf"(?!(?:return|else|case|goto|do)\b)((?:const\s+)?(?:unsigned\s+|signed\s+)?[A-Za-z_]\w*(?:\s+(?:long|int|short|char))*)"
+                              rf"\s+{name}\s*\(")
+
+
+def _declared_names(func_node) -> dict[str, str]:
+    """name -> type text of the function's scalar parameters and locals (pointers and arrays left out)."""
+    out: dict[str, str] = {}
+    for n in walk(func_node):
+        if n.type not in ("declaration", "parameter_declaration") or n.child_by_field_name("type") is None:
+            continue
+        type_text = n.child_by_field_name("type").text.decode("latin-1")
+        for d in n.children_by_field_name("declarator"):
+            if d.type == "init_declarator":
+                d = d.child_by_field_name("declarator")
+            if d is not None and d.type == "identifier":
+                name = d.text.decode("latin-1")
+                out[name] = type_text if name not in out or out[name] == type_text else "?"
+    return out
+
+
+def _strip_parens(node):
+    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _unsigned_of(node, types: Types) -> tuple[int, str] | None:
+    """(width, why) when the expression has an unsigned type the script can read."""
+    node = _strip_parens(node)
+    if node.type == "cast_expression":
+        return types.unsigned_bits(node.child_by_field_name("type").text.decode("latin-1"))
+    if node.type == "identifier" and node.text.decode("latin-1") in types.locals:
+        return types.unsigned_bits(types.locals[node.text.decode("latin-1")])
+    if node.type == "call_expression" and node.child_by_field_name("function").type == "identifier":
+        name = node.child_by_field_name("function").text.decode("latin-1")
+        ret = types.return_type(name)
+        got = types.unsigned_bits(ret[0]) if ret else None
+        return (got[0], f"{name} returns {got[1]} ({ret[1]})") if got else None
+    return None
+
+
+def _literal(node) -> int | None:
+    node = _strip_parens(node)
+    if node is None or node.type != "number_literal":
+        return None
+    try:
+        return int(node.text.decode("latin-1").rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def below_sign_bit(node, bits: int, types: Types) -> str | None:
+    """Why the argument's value is in [0, 2^(bits-1)) (so %d prints it as %u does), or None."""
+    node = _strip_parens(node)
+    if node is None:
+        return None
+    direct = _unsigned_of(node, types)
+    if direct and direct[0] < bits:
+        return f"an unsigned {direct[0]}-bit value ({direct[1]}) printed as {bits}-bit"
+    if node.type != "binary_expression":
+        return None
+    op = node.child_by_field_name("operator").text.decode("latin-1")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op == ">>" and (_literal(right) or 0) >= 1:
+        inner = _unsigned_of(left, types)
+        if inner and inner[0] <= bits:
+            return f"an unsigned {inner[0]}-bit value ({inner[1]}) shifted right by {_literal(right)}: below 2^{bits - 1}"
+    if op == "&":
+        mask = _literal(right) if _literal(right) is not None else _literal(left)
+        if mask is not None and 0 <= mask < 1 << (bits - 1):
+            return f"masked by {mask:#x}: below 2^{bits - 1}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# the operators at one conversion
+
+
+@dataclass
+class Site:
+    """One conversion of one seq_printf format in a function."""
+
+    src: bytes
+    printer: Printer
+    fmt_node: object
+    pieces: list[Piece]
+    index: int
+    where: str
+    arg: object  # the tree-sitter node of the converted argument, or None
+
+    @property
+    def piece(self) -> Piece:
+        return self.pieces[self.index]
+
+    def text_with(self, pieces: list[Piece]) -> bytes:
+        """The function with the format made of `pieces`."""
+        fmt = b"".join(p.text.replace(b"%", b"%%") if p.literal else p.text for p in pieces if p.text)
+        start, end = self.fmt_node.start_byte - self.printer.start, self.fmt_node.end_byte - self.printer.start
+        text = self.src[self.printer.start:self.printer.end]
+        return text[:start] + encode_c_string(fmt).encode("latin-1") + text[end:]
+
+    def replaced(self, piece: Piece) -> bytes:
+        return self.text_with(self.pieces[:self.index] + [piece] + self.pieces[self.index + 1:])
+
+    def mutant(self, op: str, piece: Piece, cannot_change: str | None = None) -> Mutant:
+        return Mutant(op, self.where, self.replaced(piece), cannot_change=cannot_change)
+
+
+def reparse(text: bytes) -> Piece:
+    m = CONVERSION.match(text)
+    return Piece(text, False, m.group("flags"), m.group("width"), m.group("prec"), m.group("len") or b"",
+                 m.group("conv"))
+
+
+def with_width(p: Piece, w: int) -> Piece:
+    m = CONVERSION.match(p.text)
+    return reparse(b"%" + p.flags + (str(w).encode() if w > 0 else b"") + p.text[m.end("width"):])
+
+
+def width_mutants(s: Site) -> list[Mutant]:
+    p = s.piece
+    if not p.width or p.width == b"*":
+        return []
+    w = int(p.width)
+    out = [s.mutant("width+1", with_width(p, w + 1))]
+    out.append(s.mutant("width-1", with_width(p, w - 1), "width 1 to no width: both pad nothing" if w == 1 else None))
+    return out
+
+
+def zero_padding_mutants(s: Site) -> list[Mutant]:
+    p = s.piece
+    if p.conv not in b"diuxXo" or b"0" in p.flags:
+        return []
+    newp = reparse(b"%0" + p.text[1:])
+    if not p.width:
+        return [s.mutant("zero-padding", newp, "no width: a 0 flag pads nothing")]
+    if b"-" in p.flags:
+        return [s.mutant("zero-padding", newp, "left-justified: '-' cancels '0' (lib/vsprintf.c number())")]
+    if p.width == b"1":
+        return [s.mutant("zero-padding", newp, "width 1: a 0 flag pads nothing")]
+    return [s.mutant("zero-padding", newp)]
+
+
+def d_for_u_mutants(s: Site, types: Types) -> list[Mutant]:
+    p = s.piece
+    if p.conv != b"u":
+        return []
+    bits = CONVERSION_BITS[p.length]
+    return [s.mutant("d-for-u", reparse(p.text[:-1] + b"d"), below_sign_bit(s.arg, bits, types) if s.arg else None)]
+
+
+def delimiter_mutants(s: Site) -> list[Mutant]:
+    """The delimiter after a number moved before it; the blank separator to the next conversion dropped."""
+    p, i, pieces = s.piece, s.index, s.pieces
+    nxt = pieces[i + 1] if i + 1 < len(pieces) else None
+    if p.conv not in b"diuxXo" or nxt is None or not nxt.literal:
+        return []
+    out: list[Mutant] = []
+    ch = nxt.text[:1]
+    if ch in DELIMITERS:
+        moved = pieces[:i] + [Piece(ch, True), p, Piece(nxt.text[1:], True)] + pieces[i + 2:]
+        out.append(Mutant("delimiter-moved", s.where, s.text_with(moved)))
+    if i + 2 < len(pieces) and not pieces[i + 2].literal and nxt.text.strip(b" \t") == b"":
+        dropped = pieces[:i + 1] + [Piece(nxt.text[1:], True)] + pieces[i + 2:]
+        out.append(Mutant("separator-dropped", s.where, s.text_with(dropped)))
+    return out
+
+
+def make_mutants(src: bytes, printer: Printer, func_node, tree: str | None = None) -> list[Mutant]:
+    """Every applicable site of the first five operators in one function's seq_printf formats."""
+    types = Types(src, printer.path, tree, func_node)
+    mutants: list[Mutant] = []
+    for stmt, args in printf_statements(func_node):
+        fmt = format_of(args[1], src) if len(args) >= 2 else None
+        pieces = split_format(fmt) if fmt is not None else None
+        if pieces is None:
+            continue
+        argpos = 0
+        for i, p in enumerate(pieces):
+            if p.literal:
+                continue
+            argpos += p.nargs
+            arg = args[1 + argpos] if 1 + argpos < len(args) else None
+            s = Site(src, printer, args[1], pieces, i, f"line {stmt.start_point[0] + 1}: "
+                     f"{p.text.decode('latin-1')} (conversion {i + 1})", arg)
+            mutants += width_mutants(s) + zero_padding_mutants(s) + d_for_u_mutants(s, types) + delimiter_mutants(s)
+    return mutants
+
+
+HELPER = (b"static void fc_put_width_mut(struct seq_file *m, const char *d, unsigned long long v,"
+          b" unsigned int w) { if (v < 10) seq_put_decimal_ull(m, d, v); else seq_put_decimal_ull_width(m, d, v, w); }\n")
+
+
+def helper_mutants(rewrite: bytes, line_of) -> list[Mutant]:
+    """The helper that skips padding below 10, at every width call of the rewrite."""
+    out: list[Mutant] = []
+    for m in re.finditer(rb"seq_put_decimal_ull_width\(", rewrite):
+        line = rewrite[:m.start()].count(b"\n")
+        wm = re.search(rb",\s*(\d+)\);", rewrite[m.end():m.end() + 300])
+        site = f"line {line_of(line)}: seq_put_decimal_ull_width"
+        if wm and int(wm.group(1)) < 2:
+            out.append(Mutant("helper-skips-padding", site, None, "width below 2: nothing to skip"))
+            continue
+        out.append(Mutant("helper-skips-padding", site, rewrite[:m.start()] + b"fc_put_width_mut(" + rewrite[m.end():]))
+    return out
