@@ -66,15 +66,15 @@ class Types:
         self._texts: list[tuple[str, str]] | None = None
 
     def texts(self) -> list[tuple[str, str]]:
+        """(name, text) of the file, the headers it includes directly, and include/linux/types.h."""
         if self._texts is None:
-            self._texts = [(self.path, self.src.decode("latin-1"))]
+            text = self.src.decode("latin-1")
+            self._texts = [(self.path, text)]
             if self.tree:
                 root = Path(self.tree)
-                names = [(root / "include" / n if sys_ else root / Path(self.path).parent / n, n)
-                         for sys_, n in ((m.group(1) == "<", m.group(2)) for m in
-                                         re.finditer(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', self._texts[0][1], re.M))]
-                names.append((root / "include/linux/types.h", "linux/types.h"))
-                for file, name in names:
+                files = [(root / "include" / name if mark == "<" else root / Path(self.path).parent / name, name)
+                         for mark, name in re.findall(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', text, re.M)]
+                for file, name in files + [(root / "include/linux/types.h", "linux/types.h")]:
                     if file.is_file():
                         self._texts.append((name, file.read_text(encoding="latin-1")))
         return self._texts
