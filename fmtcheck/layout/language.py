@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pyparsing as pp
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.layout.gcache import cached_grammar
 from fmtcheck.layout.model import (
     Alt,
     Choice,
@@ -357,7 +358,7 @@ def load_grammar(name: str) -> Grammar:
         shown = name if len(name) <= 40 else name[:40] + "..."
         raise InputError("--grammar", f"unknown grammar {shown!r} (known: {known})")
     resource = _grammar_root().joinpath(f"{name}.grammar")
-    return parse_grammar(resource.read_text(encoding="utf-8"), name)
+    return cached_grammar(name, resource.read_text(encoding="utf-8"), parse_grammar)
 
 
 def all_grammars() -> list[Grammar]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from fmtcheck.layout import reader
+from fmtcheck.layout import dfa, reader
 from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
 from fmtcheck.layout.lookahead import (
     as_key,
@@ -23,6 +23,9 @@ from fmtcheck.layout.model import (
     Records,
     Variant,
 )
+
+
+DFA_MIN_BYTES = 1 << 20  # bytes ahead from which records are matched by the DFA (its setup costs ~50 ms)
 
 
 @functools.lru_cache(maxsize=64)
@@ -107,8 +110,11 @@ class RecordMatcher:
         comp = self.fast_regex(node, st)
         if comp is None:
             return False
-        match = comp.regex.match
         checks = comp.checks
+        if not self.collect and not checks:
+            matched, refused = self.dfa_lines(comp, st, top)
+            if matched or refused:
+                return matched
         keys = [comp.groups[k] for k in node.key if k in comp.groups] if self.collect else None
         name = node.name
         nkeys = len(keys or ())
@@ -116,6 +122,7 @@ class RecordMatcher:
         append = self.records.append
         params = st.params
         bulk = self.bulk_regex(comp) if keys is None and not checks else None
+        match = comp.regex.match
         r = self.r
         matched = False
         while True:
@@ -161,6 +168,38 @@ class RecordMatcher:
             if top:
                 r.keep = st.pos
             r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
+
+    def dfa_lines(self, comp: Compiled, st: State, top: bool) -> tuple[bool, bool]:
+        """Match one-line records by the DFA (`dfa`), a window of whole lines per call, while
+        DFA_MIN_BYTES or more are ahead. Returns (whether at least one record matched, whether the
+        line now at st.pos is one the record regex refuses: the DFA's answer is exact, so that
+        line is left to the line-by-line matcher, which explains it). Otherwise (no DFA, a last
+        line without its newline) the regex loop of fast_records goes on from st.pos."""
+        r = self.r
+        r.ensure(st.pos, DFA_MIN_BYTES)
+        if r.end - st.pos < DFA_MIN_BYTES:
+            return False, False
+        plan = dfa.plan_for(comp.pattern)
+        if plan is None:
+            return False, False
+        matched = False
+        while True:
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, DFA_MIN_BYTES)
+            buf, base = r.buf, r.base
+            start = st.pos - base
+            stop = len(buf) if r.eof and buf.endswith(b"\n") else buf.rfind(b"\n", start) + 1
+            if stop <= start:
+                return matched, False
+            end = plan.end(buf, start, stop)
+            if end > start:
+                matched = True
+                st.line += buf.count(b"\n", start, end)
+                st.pos = base + end
+            if end < stop or r.eof:
+                return matched, end < stop
+            r.ensure(st.pos, r.end - st.pos + 1)  # every whole line matched: one more chunk
 
     def bulk_regex(self, comp: Compiled) -> re.Pattern | None:
         """The record's regex repeated: one call matches every record of a window back to back
