@@ -8,6 +8,13 @@ Shapes (each written for this benchmark, after the layouts of /proc/interrupts, 
   prefix adjusted but the last separator lost (divergent);
 - `list`: a loop over an input-bound list (`list_for_each_entry`), one line per entry;
 - `nested`: a per-CPU loop inside a list walk;
+- `counted`: `for (i = 0; i < s->n; i++)` over an input-bound array, K counters per element
+  (`s->v0[i]`...), `" %8llu"` rewritten as `seq_put_decimal_ull_width(m, " ", v, 8)`; the
+  divergent variant has one width slip;
+- `chain`: a pointer-chain walk `for (e = head; e; e = e->next)`, K counters per node, the
+  divergent variant loses the separator before the last counter;
+- `grid`: a counted loop inside a counted loop (`s->v[i][j]`), the divergent variant swaps the
+  indices (`s->v[j][i]`);
 - `rows`: B independent `if` rows (flags), each rewritten field by field; the divergent variant has
   one width slip in one row.
 
@@ -79,6 +86,48 @@ def nested(cpus_fixed: int, lose_separator: bool = False) -> tuple[str, str]:
     return _show("hits_show", old), _show("hits_show", new)
 
 
+def counted(fields: int, slip: bool = False) -> tuple[str, str]:
+    """One line of `fields` counters per element of an array whose length is an input."""
+    head = ["\tstruct stats *s = p->private;", "\tunsigned int i;", ""]
+    old = head + ["\tfor (i = 0; i < s->n; i++) {"]
+    new = head + ["\tfor (i = 0; i < s->n; i++) {"]
+    old.append('\t\tseq_printf(p, "%u:' + "".join(" %8llu" for _ in range(fields)) + '\\n", i'
+               + "".join(f", s->v{k}[i]" for k in range(fields)) + ");")
+    new.append("\t\tseq_put_decimal_ull(p, \"\", i);")
+    new.append("\t\tseq_putc(p, ':');")
+    for k in range(fields):
+        width = 7 if slip and k == fields - 1 else 8
+        new.append(f'\t\tseq_put_decimal_ull_width(p, " ", s->v{k}[i], {width});')
+    new.append("\t\tseq_putc(p, '\\n');")
+    return _show("stats_show", old + ["\t}"]), _show("stats_show", new + ["\t}"])
+
+
+def chain(fields: int, lose_separator: bool = False) -> tuple[str, str]:
+    """One line per node of a pointer chain, `fields` counters per node."""
+    head = ["\tstruct node *e;", ""]
+    fmt = "%s" + "".join(" %lu" for _ in range(fields)) + "\\n"
+    args = ", ".join(["e->name"] + [f"e->c{k}" for k in range(fields)])
+    old = head + ["\tfor (e = first_node(p); e; e = e->next)", f'\t\tseq_printf(p, "{fmt}", {args});']
+    body = ["\t\tseq_puts(p, e->name);"]
+    for k in range(fields):
+        sep = "" if lose_separator and k == fields - 1 else " "
+        body.append(f'\t\tseq_put_decimal_ull(p, "{sep}", e->c{k});')
+    body.append("\t\tseq_putc(p, '\\n');")
+    new = head + ["\tfor (e = first_node(p); e != NULL; e = e->next) {"] + body + ["\t}"]
+    return _show("nodes_show", old), _show("nodes_show", new)
+
+
+def grid(swap: bool = False) -> tuple[str, str]:
+    """A counted loop inside a counted loop: one row of s->cols numbers per row."""
+    head = ["\tstruct grid *s = p->private;", "\tint i, j;", ""]
+    loop = ["\tfor (i = 0; i < s->rows; i++) {", "\t\tfor (j = 0; j < s->cols; j++)"]
+    cell = "s->v[j][i]" if swap else "s->v[i][j]"
+    old = head + loop + ['\t\t\tseq_printf(p, "%6u ", s->v[i][j]);', "\t\tseq_putc(p, '\\n');", "\t}"]
+    new = head + loop[:1] + [loop[1] + " {", f'\t\t\tseq_put_decimal_ull_width(p, "", {cell}, 6);',
+                             "\t\t\tseq_putc(p, ' ');", "\t\t}", "\t\tseq_putc(p, '\\n');", "\t}"]
+    return _show("grid_show", old), _show("grid_show", new)
+
+
 def flag_rows(rows: int, slip_row: int | None = None) -> tuple[str, str]:
     """`rows` independent rows, each printed when its flag bit is set."""
     old = ["\tstruct stats *s = p->private;", ""]
@@ -105,6 +154,12 @@ def pairs(size: int) -> list[tuple[str, str, str, str]]:
         out.append((f"nested{' lost separator' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
         old, new = flag_rows(size, size // 2 if slip else None)
         out.append((f"rows B={size}{' width slip' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
+        old, new = counted(min(size, 64), slip)
+        out.append((f"counted N={min(size, 64)}{' width slip' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
+        old, new = chain(min(size, 64), slip)
+        out.append((f"chain N={min(size, 64)}{' lost separator' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
+        old, new = grid(slip)
+        out.append((f"grid{' swapped' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
     return out
 
 

@@ -119,7 +119,22 @@ def compared_operands(op: str, f: Frame, lfn, rfn, lt: tuple, rt: tuple, ltext: 
     owned = owned_compare(op, a, b)
     if owned is not None:
         return owned, a, b
+    if op in ("==", "!=") and (_chain_end(f, a) and _is_null(b) or _chain_end(f, b) and _is_null(a)):
+        return int(op == "=="), a, b  # `p != NULL` at the end of a pointer chain, as `p` (truth_value)
     return None, conv(as_int(a, f, lt, ltext), t), conv(as_int(b, f, rt, rtext), t)
+
+
+def _chain_end(f: Frame, v: Any) -> bool:
+    """A free pointer further down a chain than testing follows (proof mode: not provable)."""
+    if not isinstance(v, Free) or not past_chain_bound(v.key):
+        return False
+    if getattr(f.ctx.inputs, "symbolic", False):
+        raise symbolic.NotProvable("a pointer chain longer than testing follows")
+    return True
+
+
+def _is_null(v: Any) -> bool:
+    return v is None or (type(v) is int and v == 0)
 
 
 def _file_scope(place: tuple[Any, int] | None) -> str | None:

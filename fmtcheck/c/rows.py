@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fmtcheck.c import symbolic
-from fmtcheck.c.arith import branch
+from fmtcheck.c.arith import as_int, branch
+from fmtcheck.c.types import usual
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.values import CONTINUE, Frame, Free
 def row(f: Frame, c: Sym, then: Callable, alt: Callable | None, site: tuple, where: str) -> Any:
@@ -54,7 +55,7 @@ def merge(before: dict, a: dict, b: dict, c: Sym, site: tuple, where: str) -> di
 
 
 def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str | None,
-                   per_cpu: bool, step: Callable) -> Any:
+                   per_cpu: bool, step: Callable, invariant: Callable | None = None) -> Any:
     """A loop whose count is an input, traced once for a placeholder iteration: the trace is the
     proof's induction step. Variables the body assigns (an inner loop's iterator, a temporary
     declared before the loop) are unreadable in a second run of the body, which shows that no
@@ -64,12 +65,16 @@ def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str
         raise NotProvable(f"the number of iterations of {loop_key} is an input")
     before = dict(f.vars)
     items = _one_iteration(f, loop_key, body, setter, per_cpu, step)
+    if invariant is not None:
+        invariant(f)
     changed = [name for name, value in before.items()
                if name != iterator and not symbolic.same_value(value, f.vars.get(name))]
     if changed:
         for name in changed:
             f.vars[name] = symbolic.Poison()
         _one_iteration(f, loop_key, body, setter, per_cpu, step)
+        if invariant is not None:
+            invariant(f)
         for name in changed:
             f.vars[name] = symbolic.Poison()
     if iterator is not None:
@@ -95,3 +100,63 @@ def _one_iteration(f: Frame, loop_key: str, body: Callable, setter, per_cpu: boo
     if ctx.writes != writes:
         raise NotProvable(f"the body of {loop_key} stores into memory")
     return items
+
+
+ORDINARY = object()  # counted_loop / chain_loop: not a loop over an input here, run it as C does
+
+
+def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Callable, step: Callable) -> Any:
+    """`for (i = 0; i < E; i++)` with E an input, traced by induction: the count is E (named by its
+    tree and by the types the comparison and the counter have, so that two loops align only when
+    they iterate equally often for every input), iteration k has i = k (the placeholder), and the
+    elements it reads are indexed by it (`s->v[#0]`). The body may not assign the counter nor
+    change what E reads (checked after each traced iteration)."""
+    if type(f.vars.get(counter)) is not int or f.vars[counter] != 0:
+        return ORDINARY
+    limit = as_int(bound.fn(f), f, bound.type, bound.text)
+    if not isinstance(limit, Sym):
+        return ORDINARY
+    compared = usual(counter_type, ("int", limit.bits, limit.signed))
+    loop_key = (f"for({counter} < {symbolic.render_tree(limit.tree)})"
+                f"[{type_name(counter_type)},{type_name(compared)},{limit.tree!r}]")
+    if f.ctx.inputs.loop_count(loop_key) is not symbolic.SYMBOLIC_LOOP:
+        raise NotProvable(f"the number of iterations of {loop_key} is an input")
+
+    def set_counter(f: Frame, placeholder: Sym) -> None:
+        f.vars[counter] = Sym.input(placeholder.tree[1], counter_type[1], counter_type[2])
+
+    def unchanged(f: Frame) -> None:
+        value = f.vars.get(counter)
+        if not (isinstance(value, Sym) and value.tree[0] == "in" and value.tree[1].startswith("#")):
+            raise NotProvable(f"the body of {loop_key} assigns its counter {counter}")
+        if not symbolic.same_value(as_int(bound.fn(f), f, bound.type, bound.text), limit):
+            raise NotProvable(f"the body of {loop_key} changes its bound")
+
+    return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged)
+
+
+def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callable) -> Any:
+    """`for (p = X; p; p = p->next)` over the caller's data, traced by induction: the count is the
+    chain's length (an input of its own), iteration k has p = the k-th node (`chain(X->next)[#0]`),
+    whose members are its inputs. The body may not assign the cursor."""
+    head = f.vars.get(cursor)
+    if not isinstance(head, Free):
+        return ORDINARY
+    loop_key = f"chain({head.key}->{member})"
+    if f.ctx.inputs.loop_count(loop_key) is not symbolic.SYMBOLIC_LOOP:
+        raise NotProvable(f"the number of iterations of {loop_key} is an input")
+    expected = f"{loop_key}[{symbolic.loop_placeholder(f.ctx.loop_depth)}]"
+
+    def set_cursor(f: Frame, node: Free) -> None:
+        f.vars[cursor] = node
+
+    def unchanged(f: Frame) -> None:
+        value = f.vars.get(cursor)
+        if not (isinstance(value, Free) and value.key == expected):
+            raise NotProvable(f"the body of {loop_key} assigns its cursor {cursor}")
+
+    return symbolic_loop(f, loop_key, body, set_cursor, cursor, False, step, unchanged)
+
+
+def type_name(t: tuple) -> str:
+    return f"{'s' if t[2] else 'u'}{t[1]}"

@@ -8,7 +8,8 @@ from typing import Any, Callable
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
-from fmtcheck.c.rows import row, symbolic_loop
+from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, row, symbolic_loop
+from fmtcheck.c import loopshapes
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
 from fmtcheck.c.types import FREE, S32, conv, type_size
 from fmtcheck.c.values import (
@@ -270,17 +271,17 @@ class StatementCompiler:
         if cond_node is not None and cond_node.type == "call_expression" and callee(cond_node) == "__fc_each":
             return self._foreach(node, cond_node, scope)
         body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
-        init = None
-        if init_node is not None:
-            init = (self.stmt(init_node, scope) if init_node.type == "declaration"
-                    else self.expr(init_node, scope).fn)
+        init = None if init_node is None else (
+            self.stmt(init_node, scope) if init_node.type == "declaration" else self.expr(init_node, scope).fn)
         cond = self._cond(cond_node, scope) if cond_node is not None else (lambda f: True)
-        update = self.expr(update_node, scope).fn if update_node is not None else None
-        step = self._step(node)
+        update, step = self.expr(update_node, scope).fn if update_node is not None else None, self._step(node)
+        induction = induction_of(self, init_node, cond_node, update_node, body, scope, step)
 
         def run_for(f: Frame) -> Any:
             if init is not None:
                 init(f)
+            if induction is not None and getattr(f.ctx.inputs, "symbolic", False) and induction(f) is not ORDINARY:
+                return None  # traced by induction (the loop item holds its iterations)
             while cond(f):
                 step(f)
                 r = body(f)
@@ -439,4 +440,18 @@ def _array_size_text(decl, name: str) -> str | None:
         if n.type == "array_declarator" and declarator_name(n) == name:
             size = n.child_by_field_name("size")
             return size.text.decode("latin-1") if size is not None else None
+    return None
+
+
+def induction_of(compiler, init_node, cond_node, update_node, body, scope, step):
+    """A counted loop or a pointer-chain walk the proof can take by induction (see
+    `fmtcheck.c.loopshapes`): a closure that traces it, or None for any other loop."""
+    shape = loopshapes.counted(init_node, cond_node, update_node)
+    if shape is not None and scope.get(shape.counter, (None,))[0] == "int":
+        bound = compiler.expr(shape.bound, scope)
+        counter_type = scope[shape.counter]
+        return lambda f: counted_loop(f, shape.counter, counter_type, bound, body, step)
+    walk = loopshapes.chain(init_node, cond_node, update_node)
+    if walk is not None and walk.cursor in scope:
+        return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
     return None

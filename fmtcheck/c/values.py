@@ -275,6 +275,19 @@ def element(p: Free, i: int) -> Free:
     return Free(f"{base}[{j + i}]")
 
 
+def iteration_element(p: Free, index: Any) -> Free:
+    """`s->v[i]` where i is the iteration a loop body is traced for (exactly the placeholder, at
+    the start of the array): the element of that iteration, `s->v[#0]`. Any other symbolic index
+    (`v[i + 1]`, `v[n]`, a moved pointer) names no fixed element: not provable."""
+    tree = getattr(index, "tree", None)
+    if tree is None or tree[0] != "in" or not tree[1].startswith("#"):
+        raise NotProvable("an index depends on an input")
+    base, j = pointer_parts(p.key)
+    if j != 0:
+        raise NotProvable("an index depends on an input")
+    return Free(f"{base}[{tree[1]}]")
+
+
 def member_of(obj: Free, op: str, name: str) -> Free:
     if op == "->":
         base, j = pointer_parts(obj.key)

@@ -1,0 +1,160 @@
+"""The two `for` loops whose count is an input that the proof can align by induction.
+
+- a counted loop, `for (i = 0; i < E; i++)`: the count is E (an input), the iteration's inputs are
+  indexed by the counter (`s->v[i]`);
+- a pointer-chain walk, `for (p = X; p; p = p->next)`: the count is the chain's length (an input),
+  the iteration's inputs are the members of the node (`p->name`).
+
+Only the syntax is recognised here; `fmtcheck.c.statements` decides at run time (in proof mode, when
+the bound or the head is an input) and `fmtcheck.c.rows.symbolic_loop` checks what the body does
+(no stores, no early exits, no state carried from one iteration to the next, the counter or the
+cursor never assigned, the bound unchanged). Anything else runs as an ordinary loop, and the
+engine tests it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# what a counted loop's bound may be made of: reads and arithmetic, nothing with an effect
+_PURE = frozenset({
+    "identifier", "number_literal", "field_expression", "subscript_expression", "parenthesized_expression",
+    "binary_expression", "cast_expression", "sizeof_expression", "type_descriptor", "primitive_type",
+    "sized_type_specifier", "type_identifier", "field_identifier", "char_literal", "pointer_expression",
+    "unary_expression",
+})
+
+
+@dataclass(frozen=True)
+class Counted:
+    counter: str
+    bound: object  # the tree-sitter node of E
+
+
+@dataclass(frozen=True)
+class Chain:
+    cursor: str
+    member: str
+
+
+def _strip(node):
+    while node is not None and node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _text(node) -> str:
+    return node.text.decode("latin-1")
+
+
+def _is_name(node, name: str) -> bool:
+    node = _strip(node)
+    return node is not None and node.type == "identifier" and _text(node) == name
+
+
+def _initialised(init) -> tuple[str, object] | None:
+    """`x = V` or a declaration of one variable `T x = V`: (x, V)."""
+    if init is None:
+        return None
+    if init.type == "assignment_expression" and _text(init.child_by_field_name("operator")) == "=":
+        left = _strip(init.child_by_field_name("left"))
+        if left.type == "identifier":
+            return _text(left), init.child_by_field_name("right")
+        return None
+    if init.type == "declaration":
+        declarators = init.children_by_field_name("declarator")
+        if len(declarators) != 1 or declarators[0].type != "init_declarator":
+            return None
+        d = declarators[0].child_by_field_name("declarator")
+        while d is not None and d.type == "pointer_declarator":
+            d = d.child_by_field_name("declarator")
+        if d is None or d.type != "identifier":
+            return None
+        return _text(d), declarators[0].child_by_field_name("value")
+    return None
+
+
+def _mentions(node, name: str) -> bool:
+    if node.type == "identifier" and _text(node) == name:
+        return True
+    return any(_mentions(c, name) for c in node.named_children)
+
+
+def _pure(node) -> bool:
+    if node.type not in _PURE:
+        return False
+    if node.type in ("unary_expression", "pointer_expression"):
+        op = _text(node.child_by_field_name("operator"))
+        if op not in ("-", "~", "*", "+"):
+            return False
+    return all(_pure(c) for c in node.named_children)
+
+
+def _increments(update, name: str) -> bool:
+    """`i++`, `++i`, `i += 1`, `i = i + 1`."""
+    update = _strip(update)
+    if update is None:
+        return False
+    if update.type == "update_expression":
+        return _text(update.child_by_field_name("operator")) == "++" and _is_name(
+            update.child_by_field_name("argument"), name)
+    if update.type == "assignment_expression" and _is_name(update.child_by_field_name("left"), name):
+        op = _text(update.child_by_field_name("operator"))
+        right = _strip(update.child_by_field_name("right"))
+        if op == "+=":
+            return right.type == "number_literal" and _text(right) == "1"
+        if op == "=" and right.type == "binary_expression" and _text(right.child_by_field_name("operator")) == "+":
+            a, b = right.child_by_field_name("left"), right.child_by_field_name("right")
+            one = [x for x in (a, b) if _strip(x).type == "number_literal" and _text(_strip(x)) == "1"]
+            return len(one) == 1 and any(_is_name(x, name) for x in (a, b))
+    return False
+
+
+def counted(init, cond, update) -> Counted | None:
+    """`for (i = 0; i < E; i++)` (or `E > i`) with E free of i and of effects."""
+    start = _initialised(init)
+    cond = _strip(cond)
+    if start is None or cond is None or cond.type != "binary_expression":
+        return None
+    name, value = start
+    value = _strip(value)
+    if value is None or value.type != "number_literal" or _text(value) not in ("0", "0U", "0u", "0UL", "0ul"):
+        return None
+    op = _text(cond.child_by_field_name("operator"))
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op == "<" and _is_name(left, name):
+        bound = right
+    elif op == ">" and _is_name(right, name):
+        bound = left
+    else:
+        return None
+    if _mentions(bound, name) or not _pure(bound) or not _increments(update, name):
+        return None
+    return Counted(name, bound)
+
+
+def chain(init, cond, update) -> Chain | None:
+    """`for (p = X; p; p = p->next)` (the test may be `p != NULL`)."""
+    start = _initialised(init)
+    cond = _strip(cond)
+    if start is None or cond is None:
+        return None
+    name = start[0]
+    if not _is_name(cond, name):
+        if cond.type != "binary_expression" or _text(cond.child_by_field_name("operator")) != "!=":
+            return None
+        sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
+        others = [_strip(s) for s in sides if not _is_name(s, name)]
+        if len(others) != 1 or _text(others[0]) not in ("NULL", "0", "(void *)0"):
+            return None
+    update = _strip(update)
+    if update is None or update.type != "assignment_expression" or _text(update.child_by_field_name("operator")) != "=":
+        return None
+    if not _is_name(update.child_by_field_name("left"), name):
+        return None
+    right = _strip(update.child_by_field_name("right"))
+    if right.type != "field_expression" or _text(right.child_by_field_name("operator")) != "->":
+        return None
+    if not _is_name(right.child_by_field_name("argument"), name):
+        return None
+    return Chain(name, _text(right.child_by_field_name("field")))

@@ -1,0 +1,111 @@
+"""Counted loops (`for (i = 0; i < s->n; i++)`) and pointer-chain walks (`for (p = h; p; p =
+p->next)`) proven by induction (fmtcheck.c.loopshapes, fmtcheck.c.rows), and the bodies no rule
+may prove: each soundness case is a pair that differs, or whose proof would need what the rule
+ignores, checked with the prover alone (testing such loops is the engine's, and slow)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.loops import chain, counted, grid
+from fmtcheck.c import cfront
+from fmtcheck.c.hints import InputSpace, collect_hints
+from fmtcheck.common.options import Options
+from fmtcheck.engine.verdict import Runner, side_of, verify_sources
+
+
+def show(body: str) -> str:
+    return ("static int t_show(struct seq_file *m, void *v)\n{\n\tstruct stats *s = m->private;\n"
+            f"\tstruct item *p;\n\tint i;\n{body}\treturn 0;\n}}\n")
+
+
+def proof(old: str, new: str) -> tuple[bool, str | None]:
+    """The prover's answer alone (no testing)."""
+    units = cfront.parse_unit(old.encode(), "old"), cfront.parse_unit(new.encode(), "new")
+    space = InputSpace(16)
+    for unit in units:
+        collect_hints(unit, space)
+    sides = [side_of(unit, space, next(iter(unit.functions)), label) for unit, label in zip(units, ("old", "new"))]
+    return Runner(*sides).prove()
+
+
+def verdict(old: str, new: str):
+    return verify_sources(old, new, Options(max_examples=20)).results[0]
+
+
+COUNTED = "\tfor (i = 0; i < s->n; i++)\n"
+CHAIN = "\tfor (p = head_of(m); p; p = p->next)\n"
+
+
+def test_the_issue_counted_loop_is_proven_for_every_count():
+    old = show(COUNTED + '\t\tseq_printf(m, " %8llu", s->v[i]);\n\tseq_putc(m, \'\\n\');\n')
+    new = show(COUNTED + '\t\tseq_put_decimal_ull_width(m, " ", s->v[i], 8);\n\tseq_putc(m, \'\\n\');\n')
+    result = verdict(old, new)
+    assert (result.verdict, result.method) == ("equivalent", "proven"), (result.reason, result.notes)
+
+
+def test_the_issue_pointer_chain_walk_is_proven_with_either_test_of_the_cursor():
+    old = show(CHAIN + '\t\tseq_printf(m, "%s %lu\\n", p->name, p->count);\n')
+    new = show(CHAIN.replace("; p;", "; p != NULL;") + '\t{\n\t\tseq_puts(m, p->name);\n'
+               '\t\tseq_put_decimal_ull(m, " ", p->count);\n\t\tseq_putc(m, \'\\n\');\n\t}\n')
+    result = verdict(old, new)
+    assert (result.verdict, result.method) == ("equivalent", "proven"), (result.reason, result.notes)
+
+
+@pytest.mark.parametrize("pair", [counted(8), chain(8), grid()], ids=["counted", "chain", "grid"])
+def test_generated_loops_are_proven(pair):
+    assert proof(*pair) == (True, None)
+
+
+@pytest.mark.parametrize("pair", [counted(8, True), chain(8, True), grid(True)], ids=["counted", "chain", "grid"])
+def test_generated_slips_are_not_proven(pair):
+    assert proof(*pair)[0] is False
+
+
+def body_pair(old_body: str, new_body: str, loop: str = COUNTED) -> tuple[str, str]:
+    return show(loop + old_body), show(loop + new_body)
+
+
+PRINT = '\t\tseq_printf(m, " %llu", s->v[i]);\n'
+NOT_PROVEN = {
+    # the body assigns the counter: iterations are skipped
+    "assigns the counter": body_pair("\t{\n" + PRINT + "\t\ti++;\n\t}\n", PRINT),
+    # the bound changes inside the body
+    "changes the bound": (show("\tint n = s->n;\n\n\tfor (i = 0; i < n; i++) {\n" + PRINT + "\t\tn--;\n\t}\n"),
+                          show("\tint n = s->n;\n\n\tfor (i = 0; i < n; i++)\n" + PRINT)),
+    "breaks": body_pair("\t{\n\t\tif (!s->v[i])\n\t\t\tbreak;\n" + PRINT + "\t}\n", PRINT),
+    "continues": body_pair("\t{\n\t\tif (!s->v[i])\n\t\t\tcontinue;\n" + PRINT + "\t}\n", PRINT),
+    "returns": body_pair("\t{\n\t\tif (!s->v[i])\n\t\t\treturn 0;\n" + PRINT + "\t}\n", PRINT),
+    "an index other than the counter": body_pair(PRINT.replace("v[i]", "v[i + 1]"), PRINT),
+    "a constant index": body_pair(PRINT.replace("v[i]", "v[0]"), PRINT),
+    "state carried between iterations": (
+        show("\tunsigned long sum = 0;\n\n" + COUNTED + '\t{\n\t\tsum += s->v[i];\n\t\tseq_printf(m, " %lu", sum);\n\t}\n'),
+        show("\tunsigned long sum = 0;\n\n" + COUNTED + '\t{\n\t\tsum += s->v[i];\n\t\tseq_put_decimal_ull(m, " ", sum);\n\t}\n')),
+    "another bound": (show(COUNTED + PRINT), show(COUNTED.replace("s->n", "s->k") + PRINT)),
+    "the counter read after the loop": (show(COUNTED + PRINT + '\tseq_printf(m, "%d", i);\n'),
+                                        show(COUNTED + PRINT + '\tseq_printf(m, "%i", i);\n')),
+    "the cursor assigned in the body": (show(CHAIN + '\t{\n\t\tseq_puts(m, p->name);\n\t\tp = p->next;\n\t}\n'),
+                                        show(CHAIN + '\t\tseq_puts(m, p->name);\n')),
+    "a chain over another member": (show(CHAIN + '\t\tseq_puts(m, p->name);\n'),
+                                    show(CHAIN.replace("p->next", "p->prev") + '\t\tseq_puts(m, p->name);\n')),
+    "a chain from another head": (show(CHAIN + '\t\tseq_puts(m, p->name);\n'),
+                                  show(CHAIN.replace("head_of(m)", "head_of(m)->next") + '\t\tseq_puts(m, p->name);\n')),
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_PROVEN))
+def test_what_the_induction_rule_ignores_is_never_proven(name):
+    assert proof(*NOT_PROVEN[name])[0] is False
+
+
+def test_a_counter_of_another_type_does_not_align():
+    """`unsigned j < s->n` and `int i < s->n` iterate differently for a negative n."""
+    old = show(COUNTED + PRINT)
+    new = show("\tunsigned int j;\n\n\tfor (j = 0; j < s->n; j++)\n" + PRINT.replace("[i]", "[j]"))
+    assert proof(old, new)[0] is False
+
+
+def test_a_loop_whose_bound_is_a_constant_runs_as_before():
+    old = show("\tfor (i = 0; i < 3; i++)\n" + PRINT)
+    new = show('\tseq_printf(m, " %llu %llu %llu", s->v[0], s->v[1], s->v[2]);\n')
+    assert proof(old, new) == (True, None)
