@@ -181,19 +181,23 @@ CHAIN_OLD = b"""static int chain_show(struct seq_file *m, void *v)
 {
 	struct item *p;
 
-	for (p = first_item(m); p; p = p->next)
+	p = first_item(m);
+	while (p) {
 		seq_printf(m, "%u\\n", p->value);
+		p = p->next;
+	}
 	return 0;
 }
 """
 CHAIN_NEW = CHAIN_OLD.replace(b'seq_printf(m, "%u\\n", p->value);',
-                              b'{ seq_put_decimal_ull(m, "", p->value); seq_putc(m, \'\\n\'); }')
+                              b'seq_put_decimal_ull(m, "", p->value); seq_putc(m, \'\\n\');')
 
 
 def test_verify_writes_nothing_in_the_working_directory(tmp_path):
     """A check is read-only: no Hypothesis cache (.hypothesis/) or other file appears in the
-    directory the user runs fmtcheck from. The pair is a pointer-chain walk, which is tested, not
-    proven, so the Hypothesis search runs (without its private home it writes .hypothesis/ there).
+    directory the user runs fmtcheck from. The pair is a pointer-chain walk written as a while
+    loop, which is tested, not proven (the `for` form is proven by induction), so the Hypothesis
+    search runs (without its private home it writes .hypothesis/ there).
     (A subprocess: under pytest, Hypothesis has already fixed its directory.)"""
     src, cwd = tmp_path / "src", tmp_path / "cwd"
     src.mkdir()
