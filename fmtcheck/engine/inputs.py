@@ -112,18 +112,24 @@ def string_of_length(n: int, domain: str, index: int = 0) -> bytes:
     return (b"abcdefghijklmnopqrstuvwxyz" * 2)[index % 26:][:n] if n else b""
 
 
-class VectorInputs:
-    """A fixed assignment, with small distinct defaults for anything it does not name."""
+NUMBER_VIEW = " (as a number)"
 
-    def __init__(self, fixed: dict[str, Any] | None = None, loops: dict[str, int] | None = None,
-                 default_loop: int = 2, zero: bool = False) -> None:
-        self.values: dict[str, Any] = dict(fixed or {})
-        self.kinds: dict[str, Any] = {}
-        self.loops: dict[str, int] = dict(loops or {})
-        self.default_loop = 0 if zero else default_loop
-        self.zero = zero  # inputs the case does not name are 0, empty, no iterations
-        self.order: list[str] = []
-        self.reads: list[str] = []  # every read, in order (coverage: which inputs a condition read)
+
+class InputViews:
+    """The values of one case, kept apart by view: a key the code reads both as a string (`%s` of
+    `p->name`) and as a number (`p->name ? p->name : "unknown"`, a pointer tested for NULL) is two
+    inputs, its contents and its number, each with its own value. Neither read ever overwrites the
+    other, so both sides of one case see the same values whatever order they read them in (one
+    shared slot was the non-determinism a replay caught), and the search moves both. The string
+    view keeps the key's name; the number view of such a key is named `KEY (as a number)`."""
+
+    def _init_views(self) -> None:
+        self.ints: dict[str, Any] = {}  # numbers and loop counts
+        self.strs: dict[str, bytes] = {}
+        self.int_kinds: dict[str, Any] = {}
+        self.str_kinds: dict[str, Any] = {}
+        self.order: list[tuple[bool, str]] = []  # (is a string view, key), as first read
+        self.number_views: set[str] = set()  # keys a fixed assignment named the number view of
         self.key_bytes = 0
 
     def _new_key(self, key: str) -> None:
@@ -131,45 +137,99 @@ class VectorInputs:
         if self.key_bytes > MAX_INPUT_BYTES:
             raise LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
 
-    def int_input(self, key: str, t: tuple) -> int:
-        self.reads.append(key)
-        if key not in self.kinds:
+    def _name(self, is_str: bool, key: str) -> str:
+        if is_str or (key not in self.str_kinds and key not in self.number_views):
+            return key
+        return key + NUMBER_VIEW
+
+    def _number_name(self, key: str) -> str:
+        self.reads.append(self._name(False, key))
+        return key
+
+    def _place(self, fixed: dict[str, Any]) -> None:
+        for name, value in fixed.items():
+            if isinstance(value, (bytes, bytearray)):
+                self.strs[name] = bytes(value)
+            else:
+                self.ints[base_key(name)] = value
+                if name != base_key(name):
+                    self.number_views.add(base_key(name))
+
+    @property
+    def kinds(self) -> dict[str, Any]:
+        return {self._name(is_str, key): (self.str_kinds if is_str else self.int_kinds)[key]
+                for is_str, key in self.order}
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Every value the case holds, read or only fixed, by name."""
+        out = self.assignment()
+        for is_str, store in ((False, self.ints), (True, self.strs)):
+            for key, value in store.items():
+                out.setdefault(self._name(is_str, key), value)
+        return out
+
+    def assignment(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for is_str, key in self.order:
+            store = self.strs if is_str else self.ints
+            if key in store:
+                out[self._name(is_str, key)] = store[key]
+        return out
+
+
+def base_key(name: str) -> str:
+    """The key of an input's name (its number view named apart, see `InputViews`)."""
+    return name[:-len(NUMBER_VIEW)] if name.endswith(NUMBER_VIEW) else name
+
+
+class VectorInputs(InputViews):
+    """A fixed assignment, with small distinct defaults for anything it does not name."""
+
+    def __init__(self, fixed: dict[str, Any] | None = None, loops: dict[str, int] | None = None,
+                 default_loop: int = 2, zero: bool = False) -> None:
+        self._init_views()
+        self._place(dict(fixed or {}))
+        self.loops: dict[str, int] = dict(loops or {})
+        self.default_loop = 0 if zero else default_loop
+        self.zero = zero  # inputs the case does not name are 0, empty, no iterations
+        self.reads: list[str] = []  # every read, in order (coverage: which inputs a condition read)
+
+    def _register(self, is_str: bool, key: str, kind: Any) -> None:
+        kinds = self.str_kinds if is_str else self.int_kinds
+        if key not in kinds:
             self._new_key(key)
-            self.kinds[key] = t
-            self.order.append(key)
-        if key in self.values and isinstance(self.values[key], int):
-            return conv(self.values[key], t)
+            kinds[key] = kind
+            self.order.append((is_str, key))
+
+    def int_input(self, key: str, t: tuple) -> int:
+        key = self._number_name(base_key(key))
+        self._register(False, key, t)
+        v = self.ints.get(key)
+        if isinstance(v, int):
+            return conv(v, t)
         v = 0 if self.zero else small_value(len(self.order) - 1, t)
-        self.values[key] = v
+        self.ints[key] = v
         return v
 
     def str_input(self, key: str, domain: str) -> bytes:
         self.reads.append(key)
-        if key not in self.kinds:
-            self._new_key(key)
-            self.kinds[key] = ("str", domain)
-            self.order.append(key)
-        v = self.values.get(key)
+        self._register(True, key, ("str", domain))
+        v = self.strs.get(key)
         if isinstance(v, (bytes, bytearray)):
             return bytes(v)
         v = empty_string(domain) if self.zero else default_string(domain)
-        self.values[key] = v
+        self.strs[key] = v
         return v
 
     def loop_count(self, key: str) -> int:
-        self.reads.append(key)
-        if key not in self.kinds:
-            self._new_key(key)
-            self.kinds[key] = ("loop",)
-            self.order.append(key)
-        n = self.loops.get(key, self.values.get(key))
+        key = self._number_name(base_key(key))
+        self._register(False, key, ("loop",))
+        n = self.loops.get(key, self.ints.get(key))
         if not isinstance(n, int):
             n = self.default_loop
-            self.values[key] = n
+            self.ints[key] = n
         return n
-
-    def assignment(self) -> dict[str, Any]:
-        return {k: self.values[k] for k in self.order if k in self.values}
 
 
 class SymbolicInputs:
@@ -294,41 +354,37 @@ def str_strategy(domain: str):
     return st.binary(min_size=lo, max_size=hi).map(lambda b: b.replace(b"\x00", b"a"))
 
 
-class HypothesisInputs:
-    """Inputs drawn lazily from Hypothesis's `data`, so every draw can be shrunk."""
+class HypothesisInputs(InputViews):
+    """Inputs drawn lazily from Hypothesis's `data`, so every draw can be shrunk (views kept
+    apart as in `InputViews`)."""
 
     def __init__(self, data) -> None:
         self.data = data
-        self.values: dict[str, Any] = {}
-        self.kinds: dict[str, Any] = {}
-        self.order: list[str] = []
+        self._init_views()
         self.reads: list[str] = []
-        self.key_bytes = 0
 
-    def _draw(self, key: str, kind: Any, strategy) -> Any:
-        self.reads.append(key)
-        if key not in self.values:
-            self.key_bytes += len(key) + 64
-            if self.key_bytes > MAX_INPUT_BYTES:
-                raise LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
-            self.kinds[key] = kind
-            self.order.append(key)
-            self.values[key] = self.data.draw(strategy, label=key)
-        return self.values[key]
+    def _draw(self, is_str: bool, key: str, kind: Any, strategy) -> Any:
+        store, kinds = (self.strs, self.str_kinds) if is_str else (self.ints, self.int_kinds)
+        if key not in store:
+            self._new_key(key)
+            kinds[key] = kind
+            self.order.append((is_str, key))
+            store[key] = self.data.draw(strategy, label=self._name(is_str, key))
+        return store[key]
 
     def int_input(self, key: str, t: tuple) -> int:
-        v = self._draw(key, t, int_strategy(t))
+        key = self._number_name(base_key(key))
+        v = self._draw(False, key, t, int_strategy(t))
         return conv(v, t) if isinstance(v, int) else 0
 
     def str_input(self, key: str, domain: str) -> bytes:
-        v = self._draw(key, ("str", domain), str_strategy(domain))
+        self.reads.append(key)
+        v = self._draw(True, key, ("str", domain), str_strategy(domain))
         return v if isinstance(v, bytes) else b""
 
     def loop_count(self, key: str) -> int:
         from hypothesis import strategies as st
 
-        v = self._draw(key, ("loop",), st.integers(0, MAX_LOOP))
+        key = self._number_name(base_key(key))
+        v = self._draw(False, key, ("loop",), st.integers(0, MAX_LOOP))
         return v if isinstance(v, int) else 0
-
-    def assignment(self) -> dict[str, Any]:
-        return {k: self.values[k] for k in self.order}
