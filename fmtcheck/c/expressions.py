@@ -39,7 +39,7 @@ from fmtcheck.c.values import (
     UndefinedBehaviour,
     address_of,
     element,
-    iteration_element,
+    symbolic_element,
     member_of,
 )
 from fmtcheck.common.errors import Inconclusive, InputError
@@ -224,9 +224,7 @@ class ExpressionCompiler:
             start = len(reads) if reads is not None else 0
             i = as_int(ifn(f), f, index.type, index.text)
             if isinstance(i, Sym):
-                if isinstance(obj, Free):
-                    return iteration_element(obj, i)  # s->v[i] in a loop traced by induction
-                raise NotProvable("an index depends on an input")
+                return symbolic_element(obj, i, elem, where)
             if isinstance(obj, Free):
                 return free_path(f, element(obj, i).key, where)
             if isinstance(obj, list):

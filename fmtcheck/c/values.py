@@ -354,7 +354,7 @@ def value_key(v: Any, f: Frame, t: tuple, text: str, where: str = "") -> str:
             # by the value, which is the same on both sides for the same input and type
             key, bits, signed = v.tree[1], v.tree[2], v.tree[3]
             return key if key.startswith("#") else f"@{key}:{'s' if signed else 'u'}{bits}"
-        raise NotProvable("an uninterpreted call takes an input")
+        return symbolic_name(v)
     if isinstance(v, SeqHandle):
         return "m"
     if isinstance(v, LocalStruct):
@@ -366,6 +366,81 @@ def value_key(v: Any, f: Frame, t: tuple, text: str, where: str = "") -> str:
         return memory_state_key(p)
     raise Inconclusive(where or text or "expression",
                        f"'{text}' is passed to a call the code does not define, as a value the model cannot name")
+
+
+def symbolic_name(v: Sym) -> str:
+    """A name for a value computed from inputs (`MINOR(dev) + n - 1`, a row's choice) in proof
+    mode: the same expression names the same value, so an uninterpreted function of it, or a
+    table read at it, is one symbol on both sides (congruence: equal arguments, equal result).
+    Such a name is no input of a concrete run: a fast rendering that meets it falls back to the
+    interpreter. An expression over a loop body's iteration is refused: the symbol would stand
+    for a different value in every iteration."""
+    text = repr((v.tree, v.bits, v.signed))
+    if "#" in text:
+        raise NotProvable("an uninterpreted call or a table read takes a value of the loop's iteration")
+    return "=" + hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def content_name(obj: Any) -> str | None:
+    """A name for the contents of a table or array the code holds (a string table, `hex_asc`, a
+    local buffer), by what it holds now: two sides reading equal contents at equal positions read
+    equal values. None for contents the model cannot name by value, or a table sized by a macro
+    the input does not define (it may hold more than the entries it shows)."""
+    if getattr(obj, "sized_by", None) is not None:
+        return None
+    parts = []
+    for item in (obj if isinstance(obj, list) else [obj]):
+        part = _content_part(item)
+        if part is None:
+            return None
+        parts.append(part)
+    return hashlib.sha1(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _content_part(item: Any) -> Any:
+    if item is None or type(item) is int:
+        return item
+    if isinstance(item, Mem):
+        return ("mem", bytes(item.data), item.elem)
+    if isinstance(item, Ptr):
+        return ("ptr", bytes(item.mem.data), item.mem.elem, item.off)
+    if isinstance(item, LocalStruct) and not item.indeterminate:
+        fields = []
+        for name in sorted(item.fields):
+            value = item.fields[name]
+            part = _content_part(value)
+            if part is None and value is not None:
+                return None
+            fields.append((name, part))
+        return ("struct", item.key, item.zeroed, tuple(fields))
+    return None
+
+
+def symbolic_element(obj: Any, i: Sym, elem: tuple, where: str) -> Any:
+    """`tbl[i]` for an index computed from inputs, in proof mode: an uninterpreted value named by
+    the table's contents and the index's expression (see `symbolic_name`, `content_name`), so the
+    proof covers every value the table could hold there. Reading outside the table is undefined
+    behaviour, the same on both sides for the same index."""
+    if isinstance(obj, Free) and i.tree[0] == "in" and i.tree[1].startswith("#"):
+        return iteration_element(obj, i)  # s->v[i] in a loop traced by induction
+    index = symbolic_name(i)
+    if isinstance(obj, Free):
+        base, j = pointer_parts(obj.key)
+        key = f"{base}[{j}+{index}]"
+        if len(key) > MAX_KEY_BYTES:
+            raise NotProvable("an index depends on an input (a path too long to name)")
+        return Free(key)
+    if isinstance(obj, Mem):
+        obj = Ptr(obj)
+    contents = content_name(obj.mem if isinstance(obj, Ptr) else obj) if isinstance(obj, (list, Ptr)) else None
+    if contents is None:
+        raise NotProvable("an index depends on an input")
+    if isinstance(obj, list):
+        return Free(f"{{table {contents}}}[{index}]")
+    et = obj.mem.elem if elem[0] != "int" else elem
+    if et[0] != "int":
+        raise NotProvable("an index depends on an input")
+    return Sym.input(f"{{array {contents}+{obj.off}:{et[1]}}}[{index}]", et[1], et[2])
 
 
 def memory_state_key(p: Ptr) -> str:

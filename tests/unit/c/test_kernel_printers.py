@@ -58,3 +58,72 @@ def test_both_views_of_one_key_keep_their_values_in_either_order():
     again = VectorInputs(inputs.assignment(), zero=True)
     assert again.str_input("p->name", "text") == b"tty"
     assert again.int_input("p->name", ("int", 64, False)) == 7
+
+
+# -- a table read at an index computed from inputs: proven by the table's contents -------------
+
+def mask_show(table: str, before: str = "", out: str = "\t\tseq_putc(m, {t}[x]);\n") -> str:
+    return show('\tint i = 16;\n\n\tdo {\n\t\tint x = 0;\n\n\t\ti -= 4;\n'
+                '\t\tif (foo_test_bit(drv, i + 1))\n\t\t\tx |= 1;\n'
+                '\t\tif (foo_test_bit(drv, i + 2))\n\t\t\tx |= 2;\n'
+                '\t\tif (foo_test_bit(drv, i + 3))\n\t\t\tx |= 4;\n'
+                '\t\tif (foo_test_bit(drv, i + 4))\n\t\t\tx |= 8;\n'
+                + out.format(t=table) + '\t} while (i >= 4);\n', before=before)
+
+
+OWN_DIGITS = 'static const char foo_digits[] = "0123456789abcdef";\n\n'
+
+
+def test_a_hex_table_read_at_bits_of_uninterpreted_tests_is_proven():
+    old = mask_show("hex_asc")
+    new = mask_show("hex_asc", out='\t\tseq_printf(m, "%c", {t}[x]);\n')
+    result = run(old, new).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_a_table_of_the_same_contents_under_another_name_is_the_same_table():
+    result = run(mask_show("hex_asc"), mask_show("foo_digits", before=OWN_DIGITS)).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_a_table_of_other_contents_is_never_proven_the_same():
+    assert verdict_of(mask_show("hex_asc"), mask_show("hex_asc_upper"))[0] == "divergent"
+
+
+STATES = 'static const char * const foo_state_names[] = {\n\t"idle",\n\t"busy",\n\t"dead",\n};\n\n'
+STATES_OTHER = 'static const char * const foo_state_names[] = {\n\t"idle",\n\t"busy ",\n\t"dead",\n};\n\n'
+
+
+def states_show(table: str = STATES, split: bool = False) -> str:
+    if split:
+        body = ('\tseq_puts(m, "State:\\t");\n\tseq_puts(m, foo_state_names[foo_state_index(drv)]);\n'
+                '\tseq_putc(m, \'\\n\');\n')
+    else:
+        body = '\tseq_printf(m, "State:\\t%s\\n", foo_state_names[foo_state_index(drv)]);\n'
+    return show(body, before=table)
+
+
+def test_a_string_table_read_at_an_uninterpreted_index_is_proven():
+    result = run(states_show(), states_show(split=True)).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_a_string_table_with_another_entry_is_not_equivalent():
+    assert verdict_of(states_show(), states_show(STATES_OTHER, split=True))[0] != "equivalent"
+
+
+# -- an uninterpreted call of a value computed from inputs ------------------------------------
+
+def named_by(arg: str, split: bool = False) -> str:
+    if split:
+        return show(f'\tseq_puts(m, foo_minor_name(MINOR(drv->dev) + {arg}));\n\tseq_putc(m, \'\\n\');\n')
+    return show(f'\tseq_printf(m, "%s\\n", foo_minor_name(MINOR(drv->dev) + {arg}));\n')
+
+
+def test_a_call_of_a_computed_argument_is_one_value_on_both_sides():
+    result = run(named_by("drv->num - 1"), named_by("drv->num - 1", split=True)).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_a_call_of_another_computed_argument_is_not_equivalent():
+    assert verdict_of(named_by("drv->num - 1"), named_by("drv->num", split=True))[0] != "equivalent"
