@@ -20,6 +20,7 @@ from fmtcheck.c.values import (
     Mem,
     Ptr,
     SeqHandle,
+    TablePtr,
     UndefinedBehaviour,
     past_chain_bound,
 )
@@ -72,7 +73,7 @@ def truth_value(v: Any, f: Frame, t: tuple, text: str) -> Any:
             return False  # the end of a pointer chain over data the code does not define
         x = f.ctx.inputs.int_input(v.key, t if t[0] == "int" else U64)
         return x if isinstance(x, Sym) else x != 0
-    if isinstance(v, (Ptr, Mem, LocalStruct, SeqHandle)):
+    if isinstance(v, (Ptr, Mem, LocalStruct, SeqHandle, TablePtr)):
         return True
     return bool(v)
 
@@ -85,7 +86,7 @@ def branch(v: Sym, f: Frame) -> bool:
     return pick(v)
 
 
-_OWNED = (Ptr, Mem, LocalStruct, SeqHandle)
+_OWNED = (Ptr, Mem, LocalStruct, SeqHandle, TablePtr)
 
 
 def owned_compare(op: str, a: Any, b: Any) -> int | None:
@@ -144,6 +145,10 @@ def _file_scope(place: tuple[Any, int] | None) -> str | None:
 def _place(v: Any) -> tuple[Any, int] | None:
     if isinstance(v, Ptr):
         return v.mem, v.off
+    if isinstance(v, TablePtr):
+        return v.table, v.index
+    if isinstance(v, list):
+        return v, 0
     if isinstance(v, (Mem, LocalStruct, SeqHandle)):
         return v, 0
     return None

@@ -41,6 +41,8 @@ from fmtcheck.c.values import (
     element,
     symbolic_element,
     member_of,
+    table_entry,
+    TablePtr,
 )
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.kernel import constants, lib
@@ -138,7 +140,9 @@ class ExpressionCompiler:
             return Expr(lambda f: value, S32, name, node, value)
         if name in self.globals:
             make, t = self.globals[name]
-            cache: list[Any] = []
+            # one value for every reading of the global in a run (a pointer walking a table
+            # compares with the table's end, read elsewhere), made anew for each run
+            cache: list[Any] = self.global_values.setdefault(name, [])
 
             def read_global(f: Frame) -> Any:
                 # made once per run: an initializer may read inputs (or symbols, in a proof),
@@ -187,6 +191,8 @@ class ExpressionCompiler:
 
         def member(f: Frame) -> Any:
             obj = bfn(f)
+            if isinstance(obj, (list, TablePtr)) and op == "->":
+                obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
                 return free_path(f, member_of(obj, op, fname).key, where)
             if isinstance(obj, LocalStruct):
@@ -227,18 +233,10 @@ class ExpressionCompiler:
                 return symbolic_element(obj, i, elem, where)
             if isinstance(obj, Free):
                 return free_path(f, element(obj, i).key, where)
-            if isinstance(obj, list):
-                if reads is not None and len(reads) > start and type(i) is int:
+            if isinstance(obj, (list, TablePtr)):
+                if reads is not None and len(reads) > start and type(i) is int and isinstance(obj, list):
                     observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)
-                if not 0 <= i < len(obj):
-                    sized_by = getattr(obj, "sized_by", None)
-                    if sized_by is not None:
-                        raise Inconclusive(where, f"index {i} is past the {len(obj)} entries shown of a table"
-                                                  f" sized by {sized_by}")
-                    # C reads past a table of known size only by undefined behaviour: the kernel's
-                    # own bounds keep such an index out, so the case is no input (both sides alike)
-                    raise UndefinedBehaviour(self.line(node), f"index {i} is outside the table {base.text}")
-                return obj[i]
+                return table_entry(obj, i, self.line(node), base.text, where)
             if isinstance(obj, Mem):
                 obj = Ptr(obj)
             if isinstance(obj, Ptr):
@@ -423,6 +421,8 @@ class ExpressionCompiler:
                 return conv(raw, et)
             if isinstance(v, LocalStruct):
                 return v
+            if isinstance(v, (list, TablePtr)):
+                return table_entry(v, 0, self.line(node), arg.text, self.where(node))
             raise Inconclusive(self.where(node), "dereference of a value that is not a pointer")
 
         elem = arg.type[1] if arg.type[0] in ("ptr", "array") else FREE

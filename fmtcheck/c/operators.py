@@ -8,7 +8,7 @@ from typing import Any, Callable
 from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
-from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, advance
+from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -53,7 +53,7 @@ class OperatorCompiler:
 
         def arith(f: Frame) -> Any:
             value = lfn(f)
-            if isinstance(value, (Ptr, Mem)):
+            if isinstance(value, (Ptr, Mem, list, TablePtr)):
                 n = as_int(rfn(f), f, right.type, right.text)
                 return advance(value, sign * n, op, where)
             return int_fn(f)
@@ -263,7 +263,7 @@ class OperatorCompiler:
             old = cfn(f)
             if isinstance(old, Ptr):
                 new: Any = Ptr(old.mem, old.off + delta * (type_size(old.mem.elem) if old.mem.elem[0] == "int" else 1))
-            elif isinstance(old, Free) and t[0] == "ptr":
+            elif isinstance(old, (list, TablePtr)) or (isinstance(old, Free) and t[0] == "ptr"):
                 new = advance(old, delta, "+" if delta > 0 else "-", current.text)  # ++k over the caller's array
             else:
                 new = conv(as_int(old, f, it or U64, current.text) + delta, it or U64)

@@ -50,6 +50,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.compiled: dict[str, Callable] = {}
         self.signatures: dict[str, list[tuple[str, tuple]]] = {}
         self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
+        self.global_values: dict[str, list[Any]] = {}  # per global: [the run's context, its value]
         self.seq_names = seq_file_names(unit)
         self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}

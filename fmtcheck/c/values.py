@@ -99,6 +99,33 @@ class Table(list):
         self.sized_by = sized_by
 
 
+class TablePtr:
+    """A pointer into a table the code defines (`sd = tbl; sd++; sd->mask`, a table passed to a
+    helper that walks it): the table and an element index. Moving it moves the index; reading
+    through it reads that element, and an element outside the table is read only by undefined
+    behaviour, as a subscript past it is."""
+
+    __slots__ = ("table", "index")
+
+    def __init__(self, table: list, index: int = 0) -> None:
+        self.table = table
+        self.index = index
+
+
+def table_entry(obj: Any, i: int, line: int, text: str, where: str) -> Any:
+    """Element i of a table, or of the table a `TablePtr` points into (counted from it)."""
+    if isinstance(obj, TablePtr):
+        obj, i = obj.table, obj.index + i
+    if not 0 <= i < len(obj):
+        sized_by = getattr(obj, "sized_by", None)
+        if sized_by is not None:
+            raise Inconclusive(where, f"index {i} is past the {len(obj)} entries shown of a table sized by {sized_by}")
+        # C reads past a table of known size only by undefined behaviour: the kernel's own bounds
+        # keep such an index out, so the case is no input (both sides alike)
+        raise UndefinedBehaviour(line, f"index {i} is outside the table {text}")
+    return obj[i]
+
+
 class LocalStruct:
     """A struct declared in the code. Fields it never set are zero (an initializer or memset),
     values of the unknown call that filled it (`key` names that call's out-parameter), or, while
@@ -321,6 +348,10 @@ def advance(p: Any, n: Any, op: str, where: str) -> Any:
     """A pointer moved by n elements of its array."""
     if isinstance(n, Sym):
         raise NotProvable("pointer arithmetic depends on an input")
+    if isinstance(p, list):
+        p = TablePtr(p)
+    if isinstance(p, TablePtr):
+        return TablePtr(p.table, p.index + n)
     if isinstance(p, Mem):
         p = Ptr(p)
     if isinstance(p, Ptr):

@@ -127,3 +127,38 @@ def test_a_call_of_a_computed_argument_is_one_value_on_both_sides():
 
 def test_a_call_of_another_computed_argument_is_not_equivalent():
     assert verdict_of(named_by("drv->num - 1"), named_by("drv->num", split=True))[0] != "equivalent"
+
+
+# -- a pointer walking a table of structs -----------------------------------------------------
+
+BITS = ('struct foo_bit_descr {\n\tunsigned int\tmask;\n\tchar\t\t*name;\n};\n'
+        '#define FOO_DESCR(m)\t{ .mask = m, .name = #m }\n\n'
+        'static const struct foo_bit_descr foo_flags[] = {\n'
+        '\tFOO_DESCR(FOO_LEVEL),\n\tFOO_DESCR(FOO_EDGE),\n\tFOO_DESCR(FOO_ONESHOT),\n};\n\n'
+        'static void foo_show_bits(struct seq_file *m, int ind, unsigned int state,\n'
+        '\t\t\t  const struct foo_bit_descr *sd, int size)\n{\n\tint i;\n\n'
+        '\tfor (i = 0; i < size; i++, sd++) {\n\t\tif (state & sd->mask)\n'
+        '\t\t\tseq_printf(m, "%*s%s\\n", ind + 12, "", sd->name);\n\t}\n}\n\n')
+BITS_SPLIT = BITS.replace('seq_printf(m, "%*s%s\\n", ind + 12, "", sd->name);',
+                          '{ seq_printf(m, "%*s", ind + 12, ""); seq_puts(m, sd->name); seq_putc(m, \'\\n\'); }')
+BITS_WALK = show('\tconst struct foo_bit_descr *p;\n\n'
+                 '\tfor (p = foo_flags; p < foo_flags + ARRAY_SIZE(foo_flags); p++)\n'
+                 '\t\tif (drv->flags & p->mask)\n\t\t\tseq_printf(m, "%12s%s\\n", "", p->name);\n')
+
+
+def bits_show(before: str) -> str:
+    return show('\tfoo_show_bits(m, 0, drv->flags, foo_flags, ARRAY_SIZE(foo_flags));\n', before=before)
+
+
+def test_a_table_of_structs_walked_by_a_pointer_parameter_is_read_entry_by_entry():
+    # `sd++`, `sd->mask` on the table the caller passed: "member 'mask' of a non-struct value"
+    assert verdict_of(bits_show(BITS), bits_show(BITS_SPLIT))[0] == "equivalent"
+
+
+def test_a_pointer_loop_to_the_end_of_a_table_is_the_same_walk():
+    assert verdict_of(bits_show(BITS), BITS + BITS_WALK) == ("equivalent", None)
+
+
+def test_a_walked_table_with_another_name_in_an_entry_is_divergent():
+    other = BITS_SPLIT.replace("FOO_DESCR(FOO_EDGE)", "{ .mask = FOO_EDGE, .name = \"FOO_EGDE\" }")
+    assert verdict_of(bits_show(BITS), bits_show(other))[0] == "divergent"
