@@ -41,6 +41,7 @@ from fmtcheck.c.values import (
     element,
     symbolic_element,
     member_of,
+    outside_sized_array,
     table_entry,
     TablePtr,
 )
@@ -244,6 +245,8 @@ class ExpressionCompiler:
                 size = type_size(et) if et[0] == "int" else 1
                 off = obj.off + i * size
                 if i < 0 and obj.off + i * size < 0 or off + size > len(obj.mem.data) or off < 0:
+                    if obj.mem.sized_by is not None:
+                        raise outside_sized_array(obj.mem, i, self.line(node), base.text)
                     raise Inconclusive(where, f"index {i} is outside the array")
                 raw = int.from_bytes(obj.mem.data[off:off + size], "little")
                 return conv(raw, et) if et[0] == "int" else raw

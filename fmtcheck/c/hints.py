@@ -33,10 +33,11 @@ class InputSpace:
         key = _norm(text)
         have = self.hints.get(key)
         self.hint_sites.setdefault(key, where)
-        if t[0] == "int" and len(t) > 3 and t[3] == "width":
-            self.hints[key] = t + (self.star_max,)
+        if t[0] == "int" and len(t) > 3 and t[3] in ("width", "size"):
+            if have is None or len(have) <= 3 or have[3] != "width":
+                self.hints[key] = t + (self.star_max,)
             return
-        if have is not None and len(have) > 3 and have[3] == "width":
+        if have is not None and len(have) > 3 and have[3] in ("width", "size"):
             return
         if have is not None and have[0] == t[0] == "int" and have[1] != t[1]:
             narrow, wide = (have, t) if have[1] < t[1] else (t, have)
@@ -70,6 +71,8 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
 
     for fn in unit.functions.values():
         for node in cfront.walk(fn):
+            if node.type == "array_declarator":
+                _hint_size_macros(node, space)
             if node.type != "call_expression":
                 continue
             name = callee(node)
@@ -83,3 +86,18 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
                     space.add_hint(text, CHAR_PTR)
                 elif kind is not None:
                     space.add_hint(text, kind, f"{unit.where}:{unit.user_line(arg)}")
+
+
+ARRAY_SIZE_MACRO = ("int", 32, False, "size")
+
+
+def _hint_size_macros(decl, space: InputSpace) -> None:
+    """A macro the input does not define that sizes a local array (`pages[NR_LRU_LISTS]`) is one
+    positive value shared by both sides, drawn from 1..star_max (the verdict states the range):
+    the array then has exactly as many elements as its other uses (a loop bound) count."""
+    size = decl.child_by_field_name("size")
+    if size is None:
+        return
+    for n in cfront.walk(size):
+        if n.type == "identifier" and re.fullmatch(r"[A-Z][A-Z0-9_]*", n.text.decode("latin-1")):
+            space.add_hint(n.text.decode("latin-1"), ARRAY_SIZE_MACRO)

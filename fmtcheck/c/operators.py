@@ -8,7 +8,7 @@ from typing import Any, Callable
 from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
-from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance
+from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance, outside_sized_array
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -182,6 +182,7 @@ class OperatorCompiler:
             bfn, ifn = base.fn, index.fn
             elem = base.type[1] if base.type[0] in ("array", "ptr") else CHAR
             where = self.where(node)
+            line = self.line(node)
 
             def set_elem(f: Frame, v: Any) -> None:
                 obj = bfn(f)
@@ -198,6 +199,8 @@ class OperatorCompiler:
                 if obj.mem.readonly:
                     raise Inconclusive(where, "store into a string literal")
                 if off < 0 or off + size > len(obj.mem.data):
+                    if obj.mem.sized_by is not None:
+                        raise outside_sized_array(obj.mem, i, line, base.text)
                     raise Inconclusive(where, f"store at index {i} outside the array")
                 val = as_int(v, f, et, "") & ((1 << (8 * size)) - 1)
                 f.ctx.writes += 1

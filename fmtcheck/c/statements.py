@@ -11,7 +11,8 @@ from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, row, symbolic_loop
 from fmtcheck.c import loopshapes
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
-from fmtcheck.c.types import FREE, S32, conv, type_size
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import FREE, S32, U64, conv, type_size
 from fmtcheck.c.values import (
     BREAK,
     CONTINUE,
@@ -23,7 +24,6 @@ from fmtcheck.c.values import (
     LocalStruct,
     Table,
     Mem,
-    UNKNOWN_ARRAY_ELEMENTS,
     Return,
     Unset,
     uninitialised_key,
@@ -221,13 +221,11 @@ class StatementCompiler:
 
             return make_list
         if n is None:
-            size_text = _array_size_text(self.current_decl, name)
-            if size_text is None:
+            size_node = _array_size_node(self.current_decl, name)
+            if size_node is None:
                 raise self.unsupported(init, f"array {name} has no size")
-            # sized by a macro the input does not define: room for any index the code stores at;
-            # an access past it, or a sizeof, is inconclusive and names the array
-            self.unknown_size[name] = size_text
-            n = UNKNOWN_ARRAY_ELEMENTS
+            self.unknown_size[name] = size_node.text.decode("latin-1")
+            return self._macro_sized_array(size_node, scope, name, elem, esize)
         if n < 0:
             raise Inconclusive(name, f"array {name} has a negative size ({n})")
         if n * esize > MAX_LOCAL_ARRAY:
@@ -235,6 +233,31 @@ class StatementCompiler:
         def make_array(f: Frame) -> Mem:
             f.ctx.allocate(n * esize, name)
             return Mem(bytearray(n * esize), elem=elem)
+
+        return make_array
+
+    def _macro_sized_array(self, size_node, scope: dict[str, tuple], name: str, elem: tuple,
+                           esize: int) -> Callable[[Frame], Any]:
+        """`unsigned long pages[NR_LRU_LISTS];`, sized by a macro the input does not define: as
+        many elements as the macro's value in this run, the value every other use of it reads (a
+        loop `lru < NR_LRU_LISTS` fills exactly the array). The pre-pass (`collect_hints`) gives
+        such a macro a small positive range, stated in the verdict."""
+        size = self.expr(size_node, scope)
+        t = size.type if size.type[0] == "int" else U64
+        where = self.where(size_node)
+
+        def make_array(f: Frame) -> Mem:
+            n = as_int(size.fn(f), f, t, size.text)
+            if isinstance(n, Sym):
+                raise NotProvable(f"the size of array {name} is an input")
+            if n < 0:
+                raise Inconclusive(where, f"array {name} has a negative size ({n})")
+            if n * esize > MAX_LOCAL_ARRAY:
+                raise LimitExceeded(where, f"local array of {n * esize} bytes is over the limit")
+            f.ctx.allocate(n * esize, name)
+            mem = Mem(bytearray(n * esize), elem=elem)
+            mem.sized_by = size.text
+            return mem
 
         return make_array
 
@@ -432,15 +455,20 @@ class StatementCompiler:
         return None
 
 
-def _array_size_text(decl, name: str) -> str | None:
-    """The size expression of array `name` in a declaration, as written."""
+def _array_size_node(decl, name: str):
+    """The size expression of array `name` in a declaration."""
     if decl is None:
         return None
     for n in cfront.walk(decl):
         if n.type == "array_declarator" and declarator_name(n) == name:
-            size = n.child_by_field_name("size")
-            return size.text.decode("latin-1") if size is not None else None
+            return n.child_by_field_name("size")
     return None
+
+
+def _array_size_text(decl, name: str) -> str | None:
+    """The size expression of array `name` in a declaration, as written."""
+    size = _array_size_node(decl, name)
+    return size.text.decode("latin-1") if size is not None else None
 
 
 def induction_of(compiler, init_node, cond_node, update_node, body, scope, step):

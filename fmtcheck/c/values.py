@@ -32,20 +32,21 @@ MAX_CALL_DEPTH = 48
 
 MAX_LOCAL_ARRAY = 1 << 20
 
-# elements of a local array sized by a macro the input does not define (see StatementCompiler)
-UNKNOWN_ARRAY_ELEMENTS = 256
 
 
 class Mem:
     """A byte array owned by the code (a local array or a string literal)."""
 
-    __slots__ = ("data", "readonly", "elem", "file_scope")
+    __slots__ = ("data", "readonly", "elem", "file_scope", "sized_by")
 
     def __init__(self, data: bytearray, readonly: bool = False, elem: tuple = CHAR) -> None:
         self.data = data
         self.readonly = readonly
         self.elem = elem
         self.file_scope: str | None = None  # the global's name: the caller's data may point at it
+        # the macro sizing a local array (`pages[NR_LRU_LISTS]`): an index past it is undefined
+        # behaviour, as past a table, not memory the model lacks
+        self.sized_by: str | None = None
 
 
 class Ptr:
@@ -97,6 +98,11 @@ class Table(list):
     def __init__(self, items, sized_by: str | None = None) -> None:
         super().__init__(items)
         self.sized_by = sized_by
+
+
+def outside_sized_array(mem: Mem, i: int, line: int, text: str) -> UndefinedBehaviour:
+    """The undefined behaviour of an index outside an array sized by a macro (see Mem.sized_by)."""
+    return UndefinedBehaviour(line, f"index {i} is outside the array {text} ({mem.sized_by} elements)")
 
 
 class TablePtr:

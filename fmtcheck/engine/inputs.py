@@ -38,6 +38,8 @@ _DEFAULT_STR = {"ifname": b"eth0", "comm": b"cat", "text": b"abc"}
 def type_range(t: tuple) -> tuple[int, int]:
     if len(t) > 4 and t[3] == "width":
         return 0, t[4]  # a `*` width or precision: 0..star_max (Options.star_max)
+    if len(t) > 4 and t[3] == "size":
+        return 1, t[4]  # a macro sizing a local array: 1..star_max
     bits, signed = t[1], t[2]
     if signed:
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
@@ -103,6 +105,8 @@ def zero_value(kind: Any) -> Any:
     """An input's 0: the number 0, the shortest string, no iterations."""
     if kind[0] == "str":
         return empty_string(kind[1])
+    if kind[0] == "int":
+        return max(type_range(kind)[0], 0)  # an array size's least is 1
     return 0
 
 
@@ -208,7 +212,7 @@ class VectorInputs(InputViews):
         v = self.ints.get(key)
         if isinstance(v, int):
             return conv(v, t)
-        v = 0 if self.zero else small_value(len(self.order) - 1, t)
+        v = zero_value(t) if self.zero else small_value(len(self.order) - 1, t)
         self.ints[key] = v
         return v
 
@@ -332,7 +336,7 @@ def int_strategy(t: tuple):
     max_digits = len(str(hi))
 
     def of_length(d: int):
-        low = 10 ** (d - 1) if d > 1 else 0
+        low = 10 ** (d - 1) if d > 1 else max(lo, 0)
         return st.integers(low, min(10**d - 1, hi))
 
     by_length = st.integers(1, max_digits).flatmap(of_length)

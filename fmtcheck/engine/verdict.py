@@ -505,6 +505,10 @@ class Runner:
         if stars:
             result.notes.append(f"'*' width/precision input(s) {', '.join(stars)} range over 0..{options.star_max}"
                                 f" (--star-max)")
+        sizes = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "size")
+        if sizes:
+            result.notes.append(f"macro(s) {', '.join(sizes)} sizing a local array range over 1..{options.star_max}"
+                                f" (--star-max)")
         if proven:
             result.method = "proven"
             result.classes = covered

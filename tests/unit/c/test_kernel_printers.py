@@ -162,3 +162,27 @@ def test_a_pointer_loop_to_the_end_of_a_table_is_the_same_walk():
 def test_a_walked_table_with_another_name_in_an_entry_is_divergent():
     other = BITS_SPLIT.replace("FOO_DESCR(FOO_EDGE)", "{ .mask = FOO_EDGE, .name = \"FOO_EGDE\" }")
     assert verdict_of(bits_show(BITS), bits_show(other))[0] == "divergent"
+
+
+# -- a local array sized by a macro the input does not define ---------------------------------
+
+SIZED = ('\tunsigned long pages[NR_FOO_LISTS];\n\tint lru;\n\n'
+         '\tfor (lru = 0; lru < NR_FOO_LISTS; lru++)\n\t\tpages[lru] = foo_page_state(drv, lru);\n\n')
+SIZED_OLD = show(SIZED + '\tseq_printf(m, "Active: %8lu kB\\n", pages[FOO_ACTIVE]);\n')
+
+
+def sized_new(width: int) -> str:
+    return show(SIZED + f'\tseq_put_decimal_ull_width(m, "Active: ", pages[FOO_ACTIVE], {width});\n'
+                '\tseq_puts(m, " kB\\n");\n')
+
+
+def test_an_array_sized_by_an_unknown_macro_has_as_many_elements_as_the_macro_counts():
+    # it used to get 256 elements while the loop bound ranged over every 64-bit value:
+    # "store at index 256 outside the array"
+    result = run(SIZED_OLD, sized_new(8)).results[0]
+    assert result.verdict == "equivalent", result.reason
+    assert any("NR_FOO_LISTS sizing a local array range over 1..16" in n for n in result.notes)
+
+
+def test_a_slip_after_reading_such_an_array_is_still_divergent():
+    assert verdict_of(SIZED_OLD, sized_new(7))[0] == "divergent"
