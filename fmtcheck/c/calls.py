@@ -9,7 +9,7 @@ from typing import Any, Callable
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, usual
+from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
 from fmtcheck.c.values import (
     MAX_STEPS,
     Expr,
@@ -369,14 +369,15 @@ class CallCompiler:
 def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> None:
     """A buffer of the code's own handed to an unknown call may be written by it (`snprintf(buf,
     ...)`, `get_name(x, buf)`): a char buffer then holds a string that is a value of the call (the
-    same on both sides for the same call with equal arguments); other element types are not
-    modelled. A string literal or a const table is read-only: the call cannot write it."""
+    same on both sides for the same call with equal arguments); an integer array (`unsigned long
+    avnrun[3]; get_avenrun(avnrun, ...)`) holds one such value per element, from where it points
+    to the array's end. A string literal or a const table is read-only: the call cannot write it."""
     p = v if isinstance(v, Ptr) else Ptr(v)
     if p.mem.readonly:
         return
     if p.mem.elem not in (CHAR, U8, S8):
-        raise Inconclusive(where, f"an array of {p.mem.elem[1]}-bit values passed to {callee}, which may "
-                                  "write it, is not modelled")
+        _fill_numbers(f, p, out_key, where, callee)
+        return
     room = len(p.mem.data) - p.off
     if room <= 0:
         return
@@ -386,6 +387,26 @@ def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> Non
     data = bytes(text)[:room - 1] + b"\x00"
     f.ctx.writes += 1
     p.mem.data[p.off:p.off + len(data)] = data
+
+
+MAX_FILLED_ELEMENTS = 64  # elements of an integer array an unknown call may fill, each an input
+
+
+def _fill_numbers(f: Frame, p: Ptr, out_key: str, where: str, callee: str) -> None:
+    elem = p.mem.elem
+    size = type_size(elem) if elem[0] == "int" else 0
+    count = (len(p.mem.data) - p.off) // size if size else 0
+    if not size or count > MAX_FILLED_ELEMENTS:
+        raise Inconclusive(where, f"an array of {elem[1]}-bit values passed to {callee}, which may "
+                                  "write it, is not modelled")
+    values = [f.ctx.inputs.int_input(f"{out_key}[{k}]", elem) for k in range(count)]
+    if any(isinstance(value, Sym) for value in values):
+        raise NotProvable(f"the numbers {callee} writes are inputs")
+    f.ctx.writes += 1
+    mask = (1 << (8 * size)) - 1
+    for k, value in enumerate(values):
+        at = p.off + k * size
+        p.mem.data[at:at + size] = (value & mask).to_bytes(size, "little")
 
 
 def _out_key(f: Frame, out: tuple[str, tuple]) -> str:

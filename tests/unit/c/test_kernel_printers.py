@@ -186,3 +186,23 @@ def test_an_array_sized_by_an_unknown_macro_has_as_many_elements_as_the_macro_co
 
 def test_a_slip_after_reading_such_an_array_is_still_divergent():
     assert verdict_of(SIZED_OLD, sized_new(7))[0] == "divergent"
+
+
+# -- an integer array an unknown call fills ---------------------------------------------------
+
+def filled(body: str) -> str:
+    return show('\tunsigned long avg[3];\n\n\tfoo_get_averages(drv, avg, 3);\n' + body)
+
+
+FILLED_OLD = filled('\tseq_printf(m, "%lu %lu %lu\\n", avg[0], avg[1], avg[2]);\n')
+
+
+def test_an_integer_array_an_unknown_call_fills_holds_values_of_that_call():
+    new = filled('\tseq_put_decimal_ull(m, "", avg[0]);\n\tseq_put_decimal_ull(m, " ", avg[1]);\n'
+                 '\tseq_put_decimal_ull(m, " ", avg[2]);\n\tseq_putc(m, \'\\n\');\n')
+    assert verdict_of(FILLED_OLD, new) == ("equivalent", None)
+
+
+def test_two_elements_of_such_an_array_are_different_values():
+    swapped = filled('\tseq_printf(m, "%lu %lu %lu\\n", avg[1], avg[0], avg[2]);\n')
+    assert verdict_of(FILLED_OLD, swapped)[0] == "divergent"
