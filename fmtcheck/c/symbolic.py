@@ -122,6 +122,10 @@ def wrap(x: Any, bits: int, signed: bool) -> Any:
     t = x.tree
     if t[0] == "in" and t[2] <= bits and (t[3] == signed or (not t[3] and t[2] < bits)):
         return Sym(t, bits, signed)
+    if t[0] == "in" and bits <= t[2]:
+        # a narrower view of an input is the input at that width: a concrete run reads every
+        # view of a key as its one stored value converted (`(unsigned int)x` against `%u` of x)
+        return Sym(("in", t[1], bits, signed), bits, signed)
     if t[0] == "wrap" and t[1] == bits and t[2] == signed:
         return x
     return Sym(("wrap", bits, signed, t), bits, signed, x.depth + 1)

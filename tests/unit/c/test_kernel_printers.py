@@ -206,3 +206,19 @@ def test_an_integer_array_an_unknown_call_fills_holds_values_of_that_call():
 def test_two_elements_of_such_an_array_are_different_values():
     swapped = filled('\tseq_printf(m, "%lu %lu %lu\\n", avg[1], avg[0], avg[2]);\n')
     assert verdict_of(FILLED_OLD, swapped)[0] == "divergent"
+
+
+# -- a narrower view of an undeclared input ---------------------------------------------------
+
+COUNTS = show('\tseq_printf(m, "count %u\\n", drv->irq_count);\n')
+
+
+def test_u_of_an_undeclared_input_is_its_cast_to_unsigned_int_for_every_type_it_may_have():
+    new = show('\tseq_put_decimal_ull(m, "count ", (unsigned int)(drv->irq_count));\n\tseq_putc(m, \'\\n\');\n')
+    result = run(COUNTS, new).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_u_of_an_undeclared_input_against_the_whole_value_is_still_not_proven():
+    new = show('\tseq_put_decimal_ull(m, "count ", drv->irq_count);\n\tseq_putc(m, \'\\n\');\n')
+    assert run(COUNTS, new).results[0].method != "proven"
