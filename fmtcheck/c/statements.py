@@ -11,8 +11,7 @@ from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, row, symbolic_loop
 from fmtcheck.c import loopshapes
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
-from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import FREE, S32, U64, conv, type_size
+from fmtcheck.c.types import FREE, S32, conv, type_size
 from fmtcheck.c.values import (
     BREAK,
     CONTINUE,
@@ -233,31 +232,6 @@ class StatementCompiler:
         def make_array(f: Frame) -> Mem:
             f.ctx.allocate(n * esize, name)
             return Mem(bytearray(n * esize), elem=elem)
-
-        return make_array
-
-    def _macro_sized_array(self, size_node, scope: dict[str, tuple], name: str, elem: tuple,
-                           esize: int) -> Callable[[Frame], Any]:
-        """`unsigned long pages[NR_LRU_LISTS];`, sized by a macro the input does not define: as
-        many elements as the macro's value in this run, the value every other use of it reads (a
-        loop `lru < NR_LRU_LISTS` fills exactly the array). The pre-pass (`collect_hints`) gives
-        such a macro a small positive range, stated in the verdict."""
-        size = self.expr(size_node, scope)
-        t = size.type if size.type[0] == "int" else U64
-        where = self.where(size_node)
-
-        def make_array(f: Frame) -> Mem:
-            n = as_int(size.fn(f), f, t, size.text)
-            if isinstance(n, Sym):
-                raise NotProvable(f"the size of array {name} is an input")
-            if n < 0:
-                raise Inconclusive(where, f"array {name} has a negative size ({n})")
-            if n * esize > MAX_LOCAL_ARRAY:
-                raise LimitExceeded(where, f"local array of {n * esize} bytes is over the limit")
-            f.ctx.allocate(n * esize, name)
-            mem = Mem(bytearray(n * esize), elem=elem)
-            mem.sized_by = size.text
-            return mem
 
         return make_array
 

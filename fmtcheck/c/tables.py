@@ -1,5 +1,6 @@
 """Compiling the data kernel printers read: tables of structs (`static const struct {...} tbl[] =
-{...}`, positional and designated initializers) and the keys that name an iterator's loop.
+{...}`, positional and designated initializers), local arrays sized by a macro the input does not
+define, and the keys that name an iterator's loop.
 
 A mixin of `fmtcheck.c.program.Program`, beside the statement compiler that calls it.
 """
@@ -11,9 +12,10 @@ from typing import Any, Callable
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
-from fmtcheck.c.types import FREE, conv
-from fmtcheck.c.values import Frame, LocalStruct, Table, value_key
-from fmtcheck.common.errors import Inconclusive
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.types import FREE, U64, conv
+from fmtcheck.c.values import MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, value_key
+from fmtcheck.common.errors import Inconclusive, LimitExceeded
 
 MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
 
@@ -46,6 +48,31 @@ class DataCompiler:
             return table
 
         return make_table
+
+    def _macro_sized_array(self, size_node, scope: dict[str, tuple], name: str, elem: tuple,
+                           esize: int) -> Callable[[Frame], Any]:
+        """`unsigned long pages[NR_LRU_LISTS];`, sized by a macro the input does not define: as
+        many elements as the macro's value in this run, the value every other use of it reads (a
+        loop `lru < NR_LRU_LISTS` fills exactly the array). The pre-pass (`collect_hints`) gives
+        such a macro a small positive range, stated in the verdict."""
+        size = self.expr(size_node, scope)
+        t = size.type if size.type[0] == "int" else U64
+        where = self.where(size_node)
+
+        def make_array(f: Frame) -> Mem:
+            n = as_int(size.fn(f), f, t, size.text)
+            if isinstance(n, Sym):
+                raise NotProvable(f"the size of array {name} is an input")
+            if n < 0:
+                raise Inconclusive(where, f"array {name} has a negative size ({n})")
+            if n * esize > MAX_LOCAL_ARRAY:
+                raise LimitExceeded(where, f"local array of {n * esize} bytes is over the limit")
+            f.ctx.allocate(n * esize, name)
+            mem = Mem(bytearray(n * esize), elem=elem)
+            mem.sized_by = size.text
+            return mem
+
+        return make_array
 
     def _initializer_slots(self, init) -> list[tuple[int, Any]]:
         """(index, value node) of each item of an array initializer, positional or designated
