@@ -24,7 +24,7 @@ from fmtcheck.common.errors import InputError
 from fmtcheck.common.result import Divergence
 from fmtcheck.layout.loose import loose_walk
 from fmtcheck.layout.matcher import Matcher
-from fmtcheck.layout.model import Grammar, KeyInfo, Line, Lit, Optional, Variant, walk_nodes
+from fmtcheck.layout.model import Grammar, KeyInfo, Line, Lit, Optional, Records, Variant, walk_nodes
 from fmtcheck.layout.reader import Reader, open_capture
 
 INVENTORY_BYTES = 64 << 10  # the part of a capture whose keys and columns are read
@@ -95,7 +95,7 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
     by_name = {line.name: line for line in g.lines}
     inv = Inventory(complete=complete)
     per_object = object_lines(g)
-    in_block = optional_of(g)
+    in_block = containers(g)
     section = None
     for number in sorted(matcher.line_roles):
         node = by_name.get(matcher.line_roles[number])
@@ -146,6 +146,48 @@ def optional_of(g: Grammar) -> dict[str, int]:
                 if isinstance(line, Line):
                     out[line.name] = opt.uid
     return out
+
+
+def keyed_by_lines(g: Grammar) -> bool:
+    """`keys lines`: each line's own label is its key (status, smaps), not a field's value."""
+    return g.key_fields[:1] == ("lines",)
+
+
+def containers(g: Grammar) -> dict[str, int]:
+    """Line name -> uid of the innermost block that the object prints or not: an `optional` block,
+    and, in a grammar keyed by its lines (status, smaps), a `records` block (a process with no
+    mapping has an empty smaps). A key whose block a capture does not print is not missing."""
+    out = optional_of(g)
+    if not keyed_by_lines(g):
+        return out
+    inner: dict[str, int] = {}
+    for rec in walk_nodes(g.body):  # outer blocks first: inner ones overwrite
+        if isinstance(rec, Records):
+            for line in walk_nodes(rec.body):
+                if isinstance(line, Line):
+                    inner[line.name] = rec.uid
+    for name, uid in inner.items():
+        out.setdefault(name, uid)  # an `optional` inside the record is the innermost
+    return out
+
+
+def key_blocks(g: Grammar) -> dict[str, set]:
+    """Key -> the blocks (`containers`) of the lines that print it; an empty set: a line outside
+    any block prints it. Only for grammars keyed by their lines' labels."""
+    if not keyed_by_lines(g):
+        return {}
+    within = containers(g)
+    out: dict[str, set] = {}
+    for line in g.lines:
+        key = line_key(g, line, {})
+        if key is None:
+            continue
+        blocks = out.setdefault(key, set())
+        if line.name not in within:
+            blocks.add(None)
+        else:
+            blocks.add(within[line.name])
+    return {k: set() if None in b else b for k, b in out.items()}
 
 
 def line_key(g: Grammar, node, values: dict) -> str | None:
@@ -224,8 +266,12 @@ def check_keys(g: Grammar, inv: Inventory) -> tuple[list[Divergence], list[str]]
     if high:
         span += f" before {release(high)}"
     gaps: dict = {}  # where the missing keys would be -> their names, in the grammar's order
+    blocks = key_blocks(g)
     if inv.complete:
         for info in required_keys(g, low, high):
+            printed = blocks.get(info.name)
+            if printed and not printed & inv.blocks:
+                continue  # its block is not printed: a process without an mm, without mappings
             if info.name not in inv.keys:
                 gaps.setdefault(_where(g, inv, info.name), []).append(info.name)
     divs = [missing_keys(line, text, names, span) for (line, text), names in gaps.items()]
@@ -271,8 +317,13 @@ def _where(g: Grammar, inv: Inventory, name: str) -> tuple[int, bytes]:
 def key_condition(g: Grammar, key: str) -> str:
     """What a key depends on, from its `key` entry or the `config`/`variant` option holding its line."""
     info = g.keys.get(key)
-    if info is not None and info.describe():
-        return info.describe()
+    listed = info.describe() if info is not None else ""
+    block = _block_label(g, key)
+    return "; ".join(p for p in (listed, block) if p)
+
+
+def _block_label(g: Grammar, key: str) -> str:
+    """The label of the innermost `config`/`variant` option holding the line of KEY, if any."""
     base = key.split(".")[0]
     found = ""  # the innermost option holding the line (a config nested in a version variant)
     for v in (n for n in walk_nodes(g.body) if isinstance(n, Variant)):

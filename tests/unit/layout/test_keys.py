@@ -276,3 +276,84 @@ def test_vmstat_key_every_release_prints_missing_diverges():
     assert check_bytes(capture(required), "vmstat").verdict == "equivalent"
     r = check_bytes(capture([n for n in required if n != "nr_mapped"]), "vmstat")
     assert [(d.kind, d.field) for d in r.divergences] == [("missing-line", "nr_mapped")]
+
+
+# -- status and smaps: key lists from the printers' history --------------------------------------
+
+
+def _labelled_lines(name: str) -> set[str]:
+    from fmtcheck.layout.keys import key_blocks, object_lines
+
+    g = load_grammar(name)
+    per_object = object_lines(g)
+    return {k for k in key_blocks(g)
+            if not all(line.name in per_object for line in g.lines if line.items and
+                       getattr(line.items[0], "data", b"").split(b":")[0].strip().decode("latin-1") == k)}
+
+
+@pytest.mark.parametrize("name", ["status", "smaps"])
+def test_status_and_smaps_list_every_key_their_layout_prints(name):
+    """Every labelled line of the layout is a listed key, but the lines a task prints or not as a
+    whole (task_mem for a task with an mm) and RHEL 6's Utrace patch (a key-unknown note)."""
+    listed = set(load_grammar(name).keys)
+    assert _labelled_lines(name) - listed <= {"Utrace"}
+    assert any(not info.conditional for info in load_grammar(name).keys.values())
+
+
+def _live_status() -> bytes:
+    status = Path("/proc/self/status")
+    if not status.exists():
+        pytest.skip("no /proc/self/status")
+    return status.read_bytes()
+
+
+def test_status_line_of_a_distribution_patch_is_a_key_unknown_note():
+    data = _live_status()
+    at = data.index(b"FDSize:")
+    rhel = data[:at] + b"Utrace:\t0\n" + data[at:]
+    result = check_bytes(rhel, "status")
+    assert result.verdict == "equivalent"
+    assert any(n.startswith("key-unknown: Utrace") for n in result.notes)
+
+
+def test_kernel_thread_status_misses_no_key():
+    """task_mem, core dumping and THP lines are printed only for a task with an mm."""
+    lines = _live_status().splitlines(keepends=True)
+    kthread = b"".join(l for l in lines if not l.startswith(
+        (b"Vm", b"Rss", b"HugetlbPages", b"CoreDumping", b"THP_enabled", b"untag_mask")))
+    result = check_bytes(kthread, "status")
+    assert result.verdict == "equivalent", result.divergences
+
+
+def test_status_key_required_by_every_release_missing_diverges():
+    data = _live_status()
+    start = data.index(b"TracerPid:")
+    cut = data[:start] + data[data.index(b"\n", start) + 1:]
+    kinds = {d.kind for d in check_bytes(cut, "status").divergences}
+    assert "missing-line" in kinds
+
+
+def test_status_config_key_removed_names_its_config(tmp_path):
+    data = _live_status()
+    if b"\nSeccomp:" not in data:
+        pytest.skip("this kernel prints no Seccomp line")
+    start = data.index(b"\nSeccomp:") + 1
+    without = data[:start] + data[data.index(b"\n", start) + 1:]
+    removed = [d for d in _divs(tmp_path, data, without, "status") if d.kind == "key-removed"]
+    assert [d.field for d in removed] == ["Seccomp"] and "CONFIG_SECCOMP" in removed[0].note
+
+
+def test_an_smaps_without_mappings_misses_no_key():
+    assert check_bytes(b"", "smaps").verdict == "equivalent"
+
+
+def test_a_3_10_nonlinear_mapping_conforms():
+    """show_smap of 3.x prints Nonlinear after Locked for a VM_NONLINEAR mapping (remap_file_pages)."""
+    head = b"7f0000000000-7f0000001000 rw-s 00000000 00:04 1234 "
+    head += b" " * (73 - len(head)) + b"/dev/zero (deleted)\n"
+    keys = [b"Size", b"Rss", b"Pss", b"Shared_Clean", b"Shared_Dirty", b"Private_Clean", b"Private_Dirty",
+            b"Referenced", b"Anonymous", b"AnonHugePages", b"Swap", b"KernelPageSize", b"MMUPageSize", b"Locked",
+            b"Nonlinear"]
+    vma = head + b"".join(b"%-16s%8d kB\n" % (k + b":", 4) for k in keys) + b"VmFlags: rd wr sh mr mw me ms \n"
+    assert check_bytes(vma, "smaps").verdict == "equivalent"
+    assert check_bytes(vma.replace(b"Nonlinear:      ", b"Nonlinear:     "), "smaps").verdict == "divergent"
