@@ -45,6 +45,7 @@ from re import _parser as sre_parse
 
 ALL = (1 << 256) - 1
 NEWLINE = 1 << 10
+CACHED_FROM = 2048  # pattern bytes from which a translation is kept in the per-user cache (`gcache`)
 RE2_MAX_MEM = 64 << 20  # bytes RE2 may use for one program and its DFA (re2 default: 8 MiB)
 _CATEGORIES = {
     C.CATEGORY_DIGIT: sum(1 << b for b in b"0123456789"),
@@ -94,7 +95,10 @@ def plan_for(pattern: str) -> LinePlan | None:
         raw = pattern.encode("latin-1")
     except UnicodeEncodeError:
         return None
-    stored = cached_bytes("dfa", raw, ("dfa.py",), lambda: _translated(raw))
+    if len(raw) < CACHED_FROM:
+        stored = _translated(raw)
+    else:
+        stored = cached_bytes("dfa", raw, ("dfa.py",), lambda: _translated(raw))
     if stored == UNTRANSLATABLE:
         return None
     conjuncts = stored.split(b"\0")
@@ -119,6 +123,25 @@ def _translated(pattern: bytes) -> bytes:
         return b"\0".join(translate_line_record(pattern))
     except (Untranslatable, re.error, RecursionError, OverflowError):
         return UNTRANSLATABLE
+
+
+@functools.lru_cache(maxsize=64)
+def leading_key_end(pattern: str, group: str) -> int | None:
+    """The byte that ends the key of a one-line record whose regex PATTERN starts with the key's
+    group GROUP followed by that byte, which the key can never hold: then, on a line the regex
+    matches, the key is the text before the first such byte, whatever the rest of the line is.
+    None when the pattern is not of that form."""
+    try:
+        tree = sre_parse.parse(pattern.encode("latin-1"), re.S)
+        items = list(tree)
+        if len(items) < 2 or items[0][0] is not C.SUBPATTERN or items[1][0] is not C.LITERAL:
+            return None
+        if tree.state.groupdict.get(group) != items[0][1][0]:
+            return None
+        end = items[1][1]
+        return None if _chars(items[0]) & (1 << end) else end
+    except (Untranslatable, UnicodeEncodeError, re.error, RecursionError, OverflowError):
+        return None
 
 
 def translate_line_record(pattern: bytes) -> list[bytes]:

@@ -134,9 +134,23 @@ def _write(directory: Path, path: Path, grammar: model.Grammar) -> None:
     _write_bytes(directory, path, data)
 
 
+MAX_ENTRIES = 512  # beyond this many entries, the older half is removed when one is written
+
+
+def _prune(directory: Path) -> None:
+    """Keep the cache bounded: entries of an older fmtcheck or grammar are never read again."""
+    entries = [p for p in directory.iterdir() if not p.name.startswith(".")]
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda p: p.stat().st_mtime)
+    for old in entries[: len(entries) // 2]:
+        old.unlink(missing_ok=True)
+
+
 def _write_bytes(directory: Path, path: Path, data: bytes) -> None:
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _prune(directory)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:

@@ -32,6 +32,7 @@ from fmtcheck.layout.model import (
     Variant,
 )
 from fmtcheck.layout.reader import Reader
+from fmtcheck.layout import dfa, records
 from fmtcheck.layout.records import RecordMatcher
 
 
@@ -253,6 +254,13 @@ class Matcher(RecordMatcher, ChoiceMatcher):
             return None
         self.r.ensure_line(st.pos)
         comp = self.compiled(node, st.params)
+        if comp is not None and not comp.checks and not self.collect:
+            end = self.dfa_line(comp, st.pos)
+            if end is not None:  # the DFA's answer is exact: no Python regex to compile
+                if end < 0:
+                    self._misses.add(miss)
+                    return None
+                return end, dict(st.params)
         m = comp.regex.match(self.r.buf, st.pos - self.r.base) if comp is not None else None
         params = dict(st.params)
         if m is None or run_checks(self.g, comp, m, self.r.buf, params, bind=True) is not None:
@@ -260,6 +268,19 @@ class Matcher(RecordMatcher, ChoiceMatcher):
             return None
         self.bound_key = (comp, m)
         return self.r.base + m.end(), params
+
+    def dfa_line(self, comp: Compiled, pos: int) -> int | None:
+        """Does the one-line regex COMP match the line at POS, by the DFA (`dfa`): its end, -1 for
+        no; None when the DFA is not used (a small capture, no RE2 form, no newline)."""
+        r = self.r
+        if r.end - pos < records.DFA_MIN_BYTES:
+            return None
+        plan = dfa.plan_for(comp.pattern)
+        rel = pos - r.base
+        nl = r.buf.find(b"\n", rel)
+        if plan is None or nl < 0:
+            return None
+        return r.base + nl + 1 if plan.end(r.buf, rel, nl + 1) == nl + 1 else -1
 
     def loose(self, node: Line, pos: int, text: bytes):
         """loose_walk of the line at POS (TEXT), remembered while the matcher stays at POS."""

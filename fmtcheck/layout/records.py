@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from fmtcheck.layout import dfa, reader
@@ -111,8 +112,8 @@ class RecordMatcher:
         if comp is None:
             return False
         checks = comp.checks
-        if not self.collect and not checks:
-            matched, refused = self.dfa_lines(comp, st, top)
+        if not checks and (not self.collect or self.dfa_keys(node, comp) is not None):
+            matched, refused = self.dfa_lines(comp, st, top, node)
             if matched or refused:
                 return matched
         keys = [comp.groups[k] for k in node.key if k in comp.groups] if self.collect else None
@@ -169,7 +170,20 @@ class RecordMatcher:
                 r.keep = st.pos
             r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
 
-    def dfa_lines(self, comp: Compiled, st: State, top: bool) -> tuple[bool, bool]:
+    def dfa_keys(self, node: Records, comp: Compiled) -> int | None:
+        """When records are collected with their keys: the byte that ends the key at the start of
+        each line (`dfa.leading_key_end`), or None (the DFA is then not used)."""
+        if len(node.key) != 1 or node.key[0] not in comp.groups:
+            return None
+        return dfa.leading_key_end(comp.pattern, comp.groups[node.key[0]])
+
+    def note_lines(self, node: Records, buf: bytes, start: int, end: int, line: int, stop_byte: int) -> None:
+        """Collect the one-line records of buf[start:end], keyed by the text before STOP_BYTE."""
+        sep = bytes([stop_byte])
+        keys = [(key_text(text.split(sep, 1)[0]),) for text in buf[start:end - 1].split(b"\n")]
+        self.records.extend(map(RecordSeen, itertools.repeat(node.name), keys, itertools.count(line)))
+
+    def dfa_lines(self, comp: Compiled, st: State, top: bool, node: Records) -> tuple[bool, bool]:
         """Match one-line records by the DFA (`dfa`), a window of whole lines per call, while
         DFA_MIN_BYTES or more are ahead. Returns (whether at least one record matched, whether the
         line now at st.pos is one the record regex refuses: the DFA's answer is exact, so that
@@ -195,6 +209,8 @@ class RecordMatcher:
             end = plan.end(buf, start, stop)
             if end > start:
                 matched = True
+                if self.collect:
+                    self.note_lines(node, buf, start, end, st.line, self.dfa_keys(node, comp))
                 st.line += buf.count(b"\n", start, end)
                 st.pos = base + end
             if end < stop or r.eof:

@@ -64,3 +64,26 @@ def test_dfa_and_python_re_give_the_same_result(which, kind, where, byte):
     finally:
         records.DFA_MIN_BYTES = saved
     assert (with_dfa.verdict, with_dfa.divergences, with_dfa.notes) == (without.verdict, without.divergences, without.notes)
+
+
+@pytest.mark.skipif(not CAPTURES, reason="no capture of a file with one-line records is readable here")
+@settings(max_examples=60)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(["delete", "double", "replace"]),
+       where=st.integers(0, 1 << 20), byte=st.sampled_from([b" ", b"0", b"a", b":", b"\n"]))
+def test_diff_by_dfa_and_by_python_re_is_the_same(tmp_path_factory, which, kind, where, byte):
+    from fmtcheck.common.options import Options
+    from fmtcheck.layout.diff import diff_captures
+
+    grammar, data = CAPTURES[which % len(CAPTURES)]
+    d = tmp_path_factory.mktemp("dfa")
+    (d / "old").write_bytes(data)
+    (d / "new").write_bytes(_mutated(data, kind, where, byte))
+    saved = records.DFA_MIN_BYTES
+    try:
+        records.DFA_MIN_BYTES = 0
+        a = diff_captures(str(d / "old"), str(d / "new"), Options(grammar=grammar)).results[0]
+        records.DFA_MIN_BYTES = 1 << 62
+        b = diff_captures(str(d / "old"), str(d / "new"), Options(grammar=grammar)).results[0]
+    finally:
+        records.DFA_MIN_BYTES = saved
+    assert (a.verdict, a.divergences, a.notes) == (b.verdict, b.divergences, b.notes)

@@ -121,3 +121,33 @@ def test_the_dfa_is_used_for_net_dev_rows(monkeypatch):
     monkeypatch.setattr(records, "DFA_MIN_BYTES", 0)
     assert check_bytes(_netdev(50), "net_dev").verdict == "equivalent"
     assert any(used)
+
+
+def test_records_collected_by_the_dfa_are_the_ones_python_collects(monkeypatch):
+    """diff collects every record with its key: the DFA reads the key before the ':' of a row."""
+    from fmtcheck.layout.capture import match_bytes
+    from fmtcheck.layout.language import load_grammar
+
+    g = load_grammar("net_dev")
+    data = _netdev(400, 200, ROW.replace(b"    e5:", b"  eth0:"))
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 0)
+    with_dfa = match_bytes(data, g, collect=True)
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 1 << 62)
+    without = match_bytes(data, g, collect=True)
+    assert with_dfa.records == without.records and len(without.records) == 400
+    assert with_dfa.divergences == without.divergences == []
+
+
+def test_diff_gives_the_same_result_with_and_without_the_dfa(monkeypatch, tmp_path):
+    from fmtcheck.common.options import Options
+    from fmtcheck.layout.diff import diff_captures
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.write_bytes(_netdev(300))
+    new.write_bytes(_netdev(300, 100, ROW.replace(b"    e5:", b"  wlan:")))
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 0)
+    a = diff_captures(str(old), str(new), Options()).results[0]
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 1 << 62)
+    b = diff_captures(str(old), str(new), Options()).results[0]
+    assert (a.verdict, a.divergences, a.notes) == (b.verdict, b.divergences, b.notes)
+    assert any("only in NEW" in n for n in b.notes)

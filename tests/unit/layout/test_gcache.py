@@ -99,3 +99,10 @@ def test_cached_bytes_round_trip(cache):
     assert gcache.cached_bytes("t", b"key", ("gcache.py",), compute) == b"abc"
     assert gcache.cached_bytes("t", b"key", ("gcache.py",), compute) == b"abc"
     assert len(calls) == 1
+
+
+def test_the_cache_stays_bounded(cache, monkeypatch):
+    monkeypatch.setattr(gcache, "MAX_ENTRIES", 8)
+    for i in range(30):
+        gcache.cached_bytes("t", b"key%d" % i, ("gcache.py",), lambda: b"x")
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) <= 9
