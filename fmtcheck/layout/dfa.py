@@ -63,19 +63,38 @@ class Untranslatable(Exception):
     """The pattern uses a construct with no RE2 form of the same matches."""
 
 
-@dataclass(frozen=True)
+SLICE = 1 << 20  # bytes a conjunction of several bulks is matched by at a time
+
+
+@dataclass
 class LinePlan:
     """Bulk matchers of a one-line record: the record matches where every one of them does."""
 
-    bulks: tuple
+    bulks: list
 
     def end(self, buf: bytes, start: int, stop: int) -> int:
         """Where the run of whole matching lines from START ends (START <= result <= STOP); STOP
         must be a line end (after a newline)."""
+        if len(self.bulks) == 1:
+            m = self.bulks[0].match(buf, start, stop)
+            return start if m is None else m.end()
+        while start < stop:  # a slice at a time, so that one bulk does not run far past where another stops
+            cut = buf.rfind(b"\n", start, min(stop, start + SLICE)) + 1 if start + SLICE < stop else stop
+            cut = cut if cut > start else stop
+            end = self._conjunction(buf, start, cut)
+            if end < cut:
+                return end
+            start = cut
+        return stop
+
+    def _conjunction(self, buf: bytes, start: int, stop: int) -> int:
         end = stop
-        for bulk in self.bulks:
+        for i, bulk in enumerate(self.bulks):
             m = bulk.match(buf, start, end)
-            end = start if m is None else m.end()
+            new = start if m is None else m.end()
+            if new < end and i:
+                self.bulks.insert(0, self.bulks.pop(i))  # the one that stops first, tried first next time
+            end = new
             if end == start:
                 break
         return end
@@ -110,7 +129,7 @@ def plan_for(pattern: str) -> LinePlan | None:
         bulks = tuple(re2.compile(b"(?:" + c + b")*", options) for c in conjuncts)
     except re2.error:
         return None
-    return LinePlan(bulks)
+    return LinePlan(list(bulks))
 
 
 UNTRANSLATABLE = b"-"  # what the cache holds for a pattern with no exact RE2 form

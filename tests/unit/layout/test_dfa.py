@@ -151,3 +151,11 @@ def test_diff_gives_the_same_result_with_and_without_the_dfa(monkeypatch, tmp_pa
     b = diff_captures(str(old), str(new), Options()).results[0]
     assert (a.verdict, a.divergences, a.notes) == (b.verdict, b.divergences, b.notes)
     assert any("only in NEW" in n for n in b.notes)
+
+
+def test_a_conjunction_is_matched_a_slice_at_a_time(monkeypatch):
+    monkeypatch.setattr(dfa, "SLICE", 16)
+    plan = dfa.plan_for(r"(?=[a-z]+ [0-9]{1,3}\n)[a-z]+ [0-9]+\n")
+    text = b"ab 1\ncd 22\nef 333\ngh 4\nij 5555\nkl 6\n"
+    assert plan.end(text, 0, len(text)) == text.index(b"ij")
+    assert plan.end(text, text.index(b"kl"), len(text)) == len(text)
