@@ -139,12 +139,17 @@ def _direct_lines(nodes: list):
 
 def optional_of(g: Grammar) -> dict[str, int]:
     """Line name -> uid of the innermost `optional` block it is in."""
+    return _innermost(g, Optional)
+
+
+def _innermost(g: Grammar, kind: type) -> dict[str, int]:
+    """Line name -> uid of the innermost block of KIND holding the line."""
     out: dict[str, int] = {}
-    for opt in walk_nodes(g.body):  # outer blocks first: inner ones overwrite
-        if isinstance(opt, Optional):
-            for line in walk_nodes(opt.body):
+    for block in walk_nodes(g.body):  # outer blocks first: inner ones overwrite
+        if isinstance(block, kind):
+            for line in walk_nodes(block.body):
                 if isinstance(line, Line):
-                    out[line.name] = opt.uid
+                    out[line.name] = block.uid
     return out
 
 
@@ -158,16 +163,9 @@ def containers(g: Grammar) -> dict[str, int]:
     and, in a grammar keyed by its lines (status, smaps), a `records` block (a process with no
     mapping has an empty smaps). A key whose block a capture does not print is not missing."""
     out = optional_of(g)
-    if not keyed_by_lines(g):
-        return out
-    inner: dict[str, int] = {}
-    for rec in walk_nodes(g.body):  # outer blocks first: inner ones overwrite
-        if isinstance(rec, Records):
-            for line in walk_nodes(rec.body):
-                if isinstance(line, Line):
-                    inner[line.name] = rec.uid
-    for name, uid in inner.items():
-        out.setdefault(name, uid)  # an `optional` inside the record is the innermost
+    if keyed_by_lines(g):
+        for name, uid in _innermost(g, Records).items():
+            out.setdefault(name, uid)  # an `optional` inside the record is the innermost
     return out
 
 
