@@ -118,6 +118,12 @@ class ExpressionCompiler:
             return self.string_bytes(node.named_children[0])
         raise self.unsupported(node, "expected a string literal")
 
+    @staticmethod
+    def _built_string(node) -> bool:
+        """Whether a concatenated string holds a string the build defines (`BUILD_STRING_MACROS`)."""
+        return any(c.type == "identifier" and c.text.decode("latin-1") in constants.BUILD_STRING_MACROS
+                   and c.text.decode("latin-1") not in constants.STRING_MACROS for c in node.named_children)
+
     def _string_constant(self, node) -> bytes:
         name = node.text.decode("latin-1")
         value = constants.STRING_MACROS.get(name)
@@ -126,6 +132,11 @@ class ExpressionCompiler:
         return value
 
     def _expr_string_literal(self, node, scope):
+        if node.type == "concatenated_string" and self._built_string(node):
+            # `KBUILD_MODNAME ": " "text"` (pr_fmt): a string the build makes, the same on both
+            # sides: an input string keyed by its spelling
+            key = node.text.decode("latin-1")
+            return Expr(lambda f: Free(key), ("ptr", CHAR), key, node)
         data = self.string_bytes(node)
         mem = Mem(bytearray(data + b"\x00"), readonly=True)
         return Expr(lambda f: Ptr(mem), ("array", CHAR, len(data) + 1), node.text.decode("latin-1"), node, data)
@@ -166,6 +177,9 @@ class ExpressionCompiler:
         if name in lib.TABLES:
             table = Mem(bytearray(lib.TABLES[name]), readonly=True)
             return Expr(lambda f: table, ("array", CHAR, len(table.data)), name, node)
+        if name in constants.BUILD_STRING_MACROS and name not in constants.STRING_MACROS:
+            # the module name or file path the build defines: one string, the same on both sides
+            return Expr(lambda f: Free(name), ("ptr", CHAR), name, node)
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
             known = self.header_constant(name)
             if known is not None:
@@ -189,6 +203,7 @@ class ExpressionCompiler:
         bfn = base.fn
         text = node.text.decode("latin-1")
         where = self.where(node)
+        line = self.line(node)
 
         def member(f: Frame) -> Any:
             obj = bfn(f)
@@ -211,6 +226,9 @@ class ExpressionCompiler:
                     # file, private, index, poll_event, op...: the caller's data, an input like any other
                     return Free(f"m->{fname}")
                 raise Inconclusive(where, f"direct access to seq_file member '{fname}' is not modelled")
+            if obj is None or (type(obj) is int and obj == 0):
+                # `(p ? container_of(p, ...) : NULL)->f` with p NULL: the kernel would oops
+                raise UndefinedBehaviour(line, f"member '{fname}' read through a null pointer ({base.text})")
             raise Inconclusive(where, f"member '{fname}' of a non-struct value")
 
         hint = self.space.hint(text)

@@ -56,3 +56,7 @@ INT_CONSTANTS: dict[str, tuple[int, tuple]] = {
 
 # String macros the kernel defines and that output code splices into formats.
 STRING_MACROS: dict[str, bytes] = {}
+# strings the build defines, one value for the whole object file, so the same on both sides of a
+# change, but not in the source: the module's name (kbuild's -DKBUILD_MODNAME, which a composite
+# module shares among its files), the object's base name, and the path the compiler was given
+BUILD_STRING_MACROS = frozenset({"KBUILD_MODNAME", "KBUILD_BASENAME", "__FILE__", "__BASE_FILE__"})

@@ -485,3 +485,39 @@ def test_a_case_over_the_step_bound_is_no_proof_of_equivalence(small_step_bound)
     result = run(show(LONG_LOOP), show(LONG_LOOP), max_examples=5)
     assert result.verdict == "inconclusive", (result.verdict, result.reason)
     assert "per-case bound" in result.reason and "step limit" in result.reason
+
+
+# -- a member read through a null pointer, strings the build defines ------------------------------
+
+TO_OBJ = ("struct obj { int pd; struct ctl *ctl; };\n"
+          "static struct obj *to_obj(struct pd *pd)\n{\n\treturn pd ? container_of(pd, struct obj, pd) : NULL;\n}\n")
+
+
+def test_a_member_read_through_a_null_pointer_on_both_sides_is_no_input():
+    """`to_obj(pd)->ctl` with pd NULL oopses on both sides (ioc_qos_prfill's pd_to_iocg): such
+    cases are skipped; the branch that leads there counts as covered on both sides, so a lock
+    added around the print is equivalent, not "no case made the condition false"."""
+    body = '\tstruct ctl *ctl = to_obj(pd)->ctl;\n\n\tseq_printf(m, "%d\\n", ctl->enabled);\n'
+    locked = '\tstruct ctl *ctl = to_obj(pd)->ctl;\n\n\tspin_lock(&ctl->lock);\n\tseq_printf(m, "%d\\n", ctl->enabled);\n\tspin_unlock(&ctl->lock);\n'
+
+    def fn(text: str) -> str:
+        return TO_OBJ + f"static int t_show(struct seq_file *m, struct pd *pd)\n{{\n{text}\treturn 0;\n}}\n"
+
+    result = run(fn(body), fn(locked))
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
+    assert any("read through a null pointer" in n for n in result.notes), result.notes
+    result = run(fn(body), fn(body.replace('"%d\\n"', '"%d \\n"')))
+    assert result.verdict == "divergent", (result.verdict, result.reason)
+
+
+def test_strings_the_build_defines_are_one_shared_input():
+    """KBUILD_MODNAME (in pr_fmt) and __FILE__ are not in the source but are the same string on
+    both sides: inputs, not "string macro ... is not defined"."""
+    before = ('#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt\n'
+              'static const char *trim(const char *path)\n{\n\tint skip = strlen(__FILE__) - strlen("x.c");\n\n'
+              '\treturn path + (skip > 0 ? 0 : 0);\n}\n')
+    body = '\tseq_printf(m, "%s %s\\n", trim(pr_fmt("a")), __FILE__);\n'
+    result = run(show(body, before), show(body.replace(" %s\\n", ":%s\\n"), before))
+    assert result.verdict == "divergent", (result.verdict, result.reason)
+    result = run(show(body, before), show(body.replace('seq_printf(m, "%s %s\\n"', 'seq_printf(m, "%s" " %s\\n"'), before))
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
