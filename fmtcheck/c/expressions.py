@@ -118,12 +118,6 @@ class ExpressionCompiler:
             return self.string_bytes(node.named_children[0])
         raise self.unsupported(node, "expected a string literal")
 
-    @staticmethod
-    def _built_string(node) -> bool:
-        """Whether a concatenated string holds a string the build defines (`BUILD_STRING_MACROS`)."""
-        return any(c.type == "identifier" and c.text.decode("latin-1") in constants.BUILD_STRING_MACROS
-                   and c.text.decode("latin-1") not in constants.STRING_MACROS for c in node.named_children)
-
     def _string_constant(self, node) -> bytes:
         name = node.text.decode("latin-1")
         value = constants.STRING_MACROS.get(name)
@@ -132,7 +126,7 @@ class ExpressionCompiler:
         return value
 
     def _expr_string_literal(self, node, scope):
-        if node.type == "concatenated_string" and self._built_string(node):
+        if node.type == "concatenated_string" and built_string(node):
             # `KBUILD_MODNAME ": " "text"` (pr_fmt): a string the build makes, the same on both
             # sides: an input string keyed by its spelling
             key = node.text.decode("latin-1")
@@ -450,3 +444,9 @@ class ExpressionCompiler:
         return Expr(deref, elem, text, node)
 
     _expr_concatenated_string = _expr_string_literal
+
+
+def built_string(node) -> bool:
+    """Whether a concatenated string holds a string the build defines (`BUILD_STRING_MACROS`)."""
+    return any(c.type == "identifier" and c.text.decode("latin-1") in constants.BUILD_STRING_MACROS
+               and c.text.decode("latin-1") not in constants.STRING_MACROS for c in node.named_children)

@@ -122,6 +122,7 @@ def _merge(values: dict[str, tuple[int, tuple]], conflicts: set[str], found: dic
 def _file_directory(root: Path, where: str) -> Path | None:
     """The directory of the file being judged, when its name is a path in the tree."""
     name = re.sub(r" \([^)]*\)\Z", "", where)  # "fs/proc/base.c (rewrite)"
+    name = re.sub(r":[A-Za-z_]\w*\Z", "", name)  # "fs/proc/base.c:proc_pid_status (old)", a patch's
     path = Path(name)
     path = path if path.is_absolute() else root / path
     try:

@@ -5,6 +5,7 @@ helper, macro and table the hunks do not show.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -217,11 +218,15 @@ def _same_loose(current: list[bytes], position: int, expected: list[bytes]) -> b
     return all(a.rstrip() == b.rstrip() for a, b in zip(window, expected))
 
 
+INCLUDE_LINE = re.compile(rb"[ \t]*#[ \t]*include[ \t]*[<\"]")
+
+
 def view_from_tree(applied: Applied) -> FileView:
     """Both sides of a file as whole texts; a definition is changed when it holds a changed line."""
     view = FileView(applied.path, from_tree=True)
     for which, lines, changed in (("old", applied.old, applied.removed), ("new", applied.new, applied.added)):
         text = b"\n".join(lines) + b"\n"
+        view.includes[which] = [line for line in lines if INCLUDE_LINE.match(line)]
 
         def row_changed(first: int, last: int, changed: set[int] = changed) -> bool:
             return any(first + 1 <= number <= last + 1 for number in changed)

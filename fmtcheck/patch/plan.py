@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
+from fmtcheck.patch.tokens import same_program
 from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
     TreeState,
@@ -418,6 +419,10 @@ def _classify(
     problem = (candidate.old and candidate.old.problem) or (candidate.new and candidate.new.problem)
     if problem and any(d is not None and seq_file_parameter(d) for d in (candidate.old, candidate.new)):
         output_old = True  # a function cut too short to see its calls, but it has a seq_file
+    if not (output_old or output_new) and any(
+        d is not None and d.gaps and seq_file_parameter(d) for d in (candidate.old, candidate.new)
+    ):
+        output_old = True  # a seq_file parameter and code the patch does not show, which may print
     if not (output_old or output_new):
         plan.not_output.append(label)
         return
@@ -435,10 +440,22 @@ def _classify(
             return
         old_src, candidate.lines["old"] = side_source_and_lines(candidate.old, visible["old"])
         new_src, candidate.lines["new"] = side_source_and_lines(candidate.new, visible["new"])
+        old_src = _with_includes(view, "old", old_src, candidate.lines["old"])
+        new_src = _with_includes(view, "new", new_src, candidate.lines["new"])
     except Inconclusive as err:
         plan.problems.append((candidate, f"{err.where}: {err.what}"))
         return
     plan.checks.append((candidate, old_src, new_src))
+
+
+def _with_includes(view: FileView, side: str, src: bytes, lines: list[tuple[str, int | None]]) -> bytes:
+    """SRC after the file's `#include` lines (a whole file from the tree), so the engine can take
+    the constants of its headers from the tree; LINES, the origin of each line, grows with them."""
+    included = view.includes.get(side)
+    if not included:
+        return src
+    lines[:0] = [(view.path, None)] * len(included)
+    return b"\n".join(included) + b"\n" + src
 
 
 def _unseen_output_helpers(candidate: Candidate, visible: dict[str, dict[str, Definition]]) -> str | None:
@@ -611,7 +628,12 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
     def engine(old: bytes, new: bytes) -> Result:
         return _engine_result(candidate.name, old, new, subject, options)
 
-    result = engine(old_src, new_src)
+    if same_program(old_src, new_src):
+        note = ("the two sides are the same C tokens (comments, whitespace and file-scope linkage aside): "
+                "the same program, proven without running it")
+        result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
+    else:
+        result = engine(old_src, new_src)
     if undeclared_local(result) is not None and candidate.old is not None and candidate.new is not None:
         result = judge_for_every_type(result, (old_src, candidate.old.text), (new_src, candidate.new.text), engine)
     result.subject = subject

@@ -96,6 +96,9 @@ class FileView:
     unnamed: list[tuple[int, int, bytes]] = field(default_factory=list)
     from_tree: bool = False
     origin: str = "hunks"  # how its functions were rebuilt: "hunks", or whole files from "tree" or "git"
+    # whole files only: each side's `#include` lines, so the engine can read the constants of
+    # the headers (`BLK_MQ_S_STOPPED` in a designator) from the tree
+    includes: dict[str, list[bytes]] = field(default_factory=dict)
 
     def side(self, which: str) -> dict[str, Definition]:
         return self.old if which == "old" else self.new

@@ -1,0 +1,73 @@
+"""With --tree, what a patch is judged on includes the constants of the headers the file
+includes (`#include <linux/...>` in the tree), and a function with a seq_file parameter whose body
+the patch does not show is output code (its unseen code may print)."""
+
+from __future__ import annotations
+
+from fmtcheck.common.options import Options
+from fmtcheck.patch.plan import check_patches
+
+HEADER = b"enum {\n\tDEMO_S_STOPPED = 0,\n\tDEMO_S_ACTIVE = 1,\n};\n"
+SOURCE = b"""#include <linux/demo.h>
+
+static const char *const demo_state_name[] = {
+\t[DEMO_S_STOPPED] = "STOPPED",
+\t[DEMO_S_ACTIVE] = "ACTIVE",
+};
+
+static int demo_state_show(struct seq_file *m, unsigned long state)
+{
+\tint i;
+
+\tfor (i = 0; i < ARRAY_SIZE(demo_state_name); i++)
+\t\tif (state & (1UL << i))
+\t\t\tseq_printf(m, "%s ", demo_state_name[i]);
+\treturn 0;
+}
+"""
+PATCH = b"""diff --git a/block/demo.c b/block/demo.c
+--- a/block/demo.c
++++ b/block/demo.c
+@@ -11,6 +11,7 @@ static int demo_state_show(struct seq_file *m, unsigned long state)
+ {
+ \tint i;
+ 
++\tBUILD_BUG_ON(ARRAY_SIZE(demo_state_name) != 2);
+ \tfor (i = 0; i < ARRAY_SIZE(demo_state_name); i++)
+ \t\tif (state & (1UL << i))
+ \t\t\tseq_printf(m, "%s ", demo_state_name[i]);
+"""
+
+
+def tree_of(root, header=True):
+    (root / "include" / "linux").mkdir(parents=True)
+    if header:
+        (root / "include" / "linux" / "demo.h").write_bytes(HEADER)
+    (root / "block").mkdir()
+    (root / "block" / "demo.c").write_bytes(SOURCE)
+    patch = root / "p.patch"
+    patch.write_bytes(PATCH)
+    return patch
+
+
+def test_a_table_designated_by_a_header_enum_is_read_with_the_tree(tmp_path):
+    for name, header, meant in (("with", True, "equivalent"), ("without", False, "inconclusive")):
+        root = tmp_path / name
+        patch = tree_of(root, header)
+        [result] = check_patches([str(patch)], Options(tree=str(root), max_examples=20)).results
+        assert result.verdict == meant, (name, result.verdict, result.reason)
+    assert "DEMO_S_STOPPED" in result.reason
+
+
+def test_a_linkage_change_of_a_function_whose_body_the_patch_does_not_show_is_equivalent(tmp_path):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(
+        b"diff --git a/block/demo.c b/block/demo.c\n--- a/block/demo.c\n+++ b/block/demo.c\n"
+        b"@@ -8,4 +8,4 @@ static const char *const demo_state_name[] = {\n"
+        b"-static int demo_state_show(struct seq_file *m, unsigned long state)\n"
+        b"+int demo_state_show(struct seq_file *m, unsigned long state)\n"
+        b" {\n \tint i;\n \n"
+    )
+    [result] = check_patches([str(patch)], Options(max_examples=20)).results
+    assert (result.verdict, result.method) == ("equivalent", "proven"), (result.verdict, result.reason)
+    assert result.extra["rebuilt"] == {"from": "hunks", "gaps": 1}
