@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
+from fmtcheck.patch.configs import name_the_configuration
 from fmtcheck.patch.tokens import same_program
 from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
@@ -556,6 +557,7 @@ class Job:
             sides = [SideText(f"{self.subject} ({side})", side, candidate.lines.get(side, [])) for side in ("old", "new")]
             result = relocate(result, sides, self.plan.patch)
             result.extra["rebuilt"] = how_rebuilt(candidate)
+            name_the_configuration(result, candidate.old, candidate.new, candidate.path)
         else:
             # a copy: the notes added below must not pile up when an item runs again
             known = dataclasses.replace(self.known, notes=list(self.known.notes), extra=dict(self.known.extra))
