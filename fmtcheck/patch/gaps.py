@@ -14,7 +14,7 @@ import difflib
 import re
 
 from fmtcheck.patch.ctext import code_only
-from fmtcheck.patch.hunks import GAP_MARKER
+from fmtcheck.patch.hunks import GAP_EVENT, GAP_MARKER
 
 _ASSIGNED = re.compile(
     rb"(?:^|[;{(,]\s*|\b(?:int|long|unsigned|u8|u16|u32|u64|s32|s64|size_t|bool|char)\s+\**\s*)"
@@ -32,7 +32,7 @@ def values_flowing_into_gaps(old_text: bytes, new_text: bytes) -> list[str]:
         if tag == "equal":
             continue
         for lines, start, end in ((old_lines, i1, i2), (new_lines, j1, j2)):
-            if GAP_MARKER not in (line.strip() for line in lines[end:]):
+            if not any(line.strip().endswith(GAP_MARKER) for line in lines[end:]):
                 continue
             for line in lines[start:end]:
                 for name in assigned_names(line):
@@ -49,3 +49,16 @@ def assigned_names(line: bytes) -> list[str]:
     names = [m.group(1) for m in _ASSIGNED.finditer(code)]
     names += [m.group(1) or m.group(2) for m in _STEPPED.finditer(code)]
     return [re.sub(rb"\s+", b"", name).decode("ascii", "replace") for name in names]
+
+
+_GAP_CALL = re.compile(rb"(" + re.escape(GAP_EVENT) + rb"_\w+\()([A-Za-z_]\w*)\);")
+
+
+def with_gap_arguments(src: bytes, names: list[str]) -> bytes:
+    """SRC with NAMES (what the change computes, `values_flowing_into_gaps`) passed to every
+    gap's output event: the unshown code may print them, so the two sides' events are the same
+    only when those values are (else the engine cannot compare what the gaps print)."""
+    if not names:
+        return src
+    extra = b"".join(b", " + name.encode("latin-1") for name in names)
+    return _GAP_CALL.sub(lambda m: m.group(1) + m.group(2) + extra + b");", src)

@@ -25,6 +25,7 @@ from fmtcheck.patch.patchfile import (
 )
 
 GAP_MARKER = b"/* fmtcheck: hunk gap */"
+GAP_EVENT = b"__fmtcheck_hunk_gap"  # the unknown printing call a gap with code becomes (`rebuild`)
 
 
 MAX_TRIM = 12

@@ -15,11 +15,12 @@ joined into one syntactically complete function:
 - the header comes from the function's own lines when the patch shows them, else from the hunk
   header's function context (a header git truncated is repaired by closing its parameter list);
 - lines the patch does not show (before the first hunk, between two hunks, after the last one)
-  become one marker line ``/* fmtcheck: hunk gap */``. The engine treats the marker as a call to an
-  unknown function that prints nothing. That is exact for code before the first hunk and the end
-  of the function only as far as it is the same on both sides; between hunks it is an
-  approximation (unchanged code can still print values the changed code computed), so every result
-  rebuilt with a gap says so in a note and suggests ``--tree``;
+  become one marker line ``/* fmtcheck: hunk gap */``. Where the hunk headers put code there (the
+  line numbers jump, or the function starts before or ends after what is shown), and the function
+  has a seq_file, the marker is a call of an unknown function that receives the seq_file and the
+  values the change computes: unchanged code that may print, an output event the engine keeps
+  uninterpreted and the same on both sides when those values are. Every result rebuilt with a gap
+  says so in a note and suggests ``--tree``;
 - braces are balanced from the kernel's indentation (one tab per block) and from the closing brace
   of the function at column 0 when the hunk shows it;
 - a local the hunks assign but whose declaration they do not show is an input of unknown type:
@@ -83,7 +84,8 @@ from fmtcheck.patch.patchfile import (
     read_patches,
     spread_base_commits,
 )
-from fmtcheck.patch.gaps import values_flowing_into_gaps
+from fmtcheck.patch.hunks import GAP_EVENT
+from fmtcheck.patch.gaps import values_flowing_into_gaps, with_gap_arguments
 from fmtcheck.patch.locations import SideText, first_change, relocate
 from fmtcheck.patch.trees import Tree, resolve_tree, state_for
 from fmtcheck.patch.rebuild import FileView, view_from_hunks
@@ -630,6 +632,9 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
     def engine(old: bytes, new: bytes) -> Result:
         return _engine_result(candidate.name, old, new, subject, options)
 
+    if candidate.old is not None and candidate.new is not None and (candidate.old.gaps or candidate.new.gaps):
+        flowing = values_flowing_into_gaps(candidate.old.text, candidate.new.text)
+        old_src, new_src = with_gap_arguments(old_src, flowing), with_gap_arguments(new_src, flowing)
     if same_program(old_src, new_src):
         note = ("the two sides are the same C tokens (comments, whitespace and file-scope linkage aside): "
                 "the same program, proven without running it")
@@ -662,18 +667,24 @@ def _engine_result(name: str, old_src: bytes, new_src: bytes, subject: str, opti
 def _unless_values_reach_gaps(result: Result, candidate: Candidate) -> Result:
     """An "equivalent" of a function rebuilt from hunks holds only if no value the change computes
     can be printed by the code the patch does not show (`fmtcheck.patch.gaps`)."""
-    if result.verdict != "equivalent" or candidate.old is None or candidate.new is None:
+    if result.verdict not in ("equivalent", "inconclusive") or candidate.old is None or candidate.new is None:
         return result
     if not (candidate.old.gaps or candidate.new.gaps):
         return result
     names = values_flowing_into_gaps(candidate.old.text, candidate.new.text)
-    if not names:
-        return result
     shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-    reason = (
-        f"no difference in what the patch shows, but the change computes {shown}, which code the patch "
-        f"does not show (a hunk gap of {candidate.name}) may print; give --tree DIR"
-    )
+    if result.verdict == "inconclusive" and GAP_EVENT.decode() in (result.reason or ""):
+        # the engine names the gap's made-up call; say what it stands for
+        reason = (f"the outputs differ only where code the patch does not show (a hunk gap of {candidate.name}) "
+                  "may print" + (f", and the change computes {shown}, which it may print" if names else "")
+                  + "; give --tree DIR")
+    elif result.verdict == "equivalent" and names:
+        reason = (
+            f"no difference in what the patch shows, but the change computes {shown}, which code the patch "
+            f"does not show (a hunk gap of {candidate.name}) may print; give --tree DIR"
+        )
+    else:
+        return result
     return Result(result.subject, "inconclusive", cases=result.cases, reason=reason, notes=result.notes,
                   extra=result.extra)
 
@@ -684,7 +695,8 @@ def _rebuild_notes(candidate: Candidate) -> list[str]:
     if gaps:
         notes.append(
             f"rebuilt from the patch's hunks: {gaps} stretch(es) of {candidate.name} the patch does not show "
-            "are taken to print nothing (/* fmtcheck: hunk gap */); give --tree DIR for whole functions"
+            "are taken as unchanged code that may print, the same on both sides (/* fmtcheck: hunk gap */); "
+            "give --tree DIR for whole functions"
         )
     return notes
 

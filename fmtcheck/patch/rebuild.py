@@ -4,10 +4,11 @@ functions, with a gap marker where the patch does not show the code.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from fmtcheck.patch.ctext import Definition, harvest_definitions
-from fmtcheck.patch.hunks import GAP_MARKER, HunkScan, Piece, SideScan, scan_hunk
+from fmtcheck.patch.hunks import GAP_EVENT, GAP_MARKER, HunkScan, Piece, SideScan, scan_hunk
 from fmtcheck.patch.patchfile import (
     FileDiff,
     HunkLine,
@@ -28,15 +29,23 @@ def assemble_function(name: str, pieces: list[Piece], file: str, side: str | Non
     gaps = 0
     depth = 0
     opened = 0  # blocks opened inside the function whose opening line the patch does not show
+    events: list[tuple[int, str]] = []  # (index in out, key) of each gap that holds code
+
+    def gap(key: str | None) -> None:
+        if key is not None:
+            events.append((len(out), key))
+        made(GAP_MARKER)
+
     first = pieces[0]
     if first.depth_in > 0:
-        made(first.header or f"static void {name}(void)".encode(), b"{", GAP_MARKER)
+        made(first.header or f"static void {name}(void)".encode(), b"{")
+        gap("start")
         gaps, depth = 1, 1
     elif first.header is not None:
         made(first.header)
     for index, piece in enumerate(pieces):
         if index > 0:
-            made(GAP_MARKER)
+            gap(_code_between(pieces[index - 1], piece, side))
             gaps += 1
         target = max(piece.depth_in, 1) if depth > 0 else piece.depth_in
         while depth > target:
@@ -50,15 +59,42 @@ def assemble_function(name: str, pieces: list[Piece], file: str, side: str | Non
         rows += [_side_line(line, side) for line in piece.lines]
         depth = piece.depth_out
     if depth > 0:
-        made(GAP_MARKER)
+        gap("end")
         gaps += 1
         made(*[b"}"] * depth)
+    _print_in_gaps(out, events)
     changed = any(p.changed for p in pieces)
     problem = next((p.problem for p in pieces if p.problem), None)
     line = next((l.old_no or l.new_no or 0 for p in pieces for l in p.lines), 0)
     text_rows = tuple(n for text, row in zip(out, rows) for n in [row] + [None] * text.count(b"\n"))
     return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem,
                       rows=text_rows)
+
+
+def _code_between(before: Piece, after: Piece, side: str | None) -> str | None:
+    """The key of the gap between two pieces when the hunk headers put code there (the side's
+    line numbers jump), None when the pieces are adjacent: such a gap holds nothing."""
+    last = _side_line(before.lines[-1], side) if before.lines else None
+    following = _side_line(after.lines[0], side) if after.lines else None
+    if last is not None and following is not None and following <= last + 1:
+        return None
+    return f"after_{before.hunk_where}"
+
+
+_SEQ_PARAMETER = re.compile(rb"struct\s+seq_file\s*\*\s*(?:const\s+)?([A-Za-z_]\w*)")
+
+
+def _print_in_gaps(out: list[bytes], events: list[tuple[int, str]]) -> None:
+    """A gap is unchanged code, the same on both sides, that may print: it becomes a call of an
+    unknown function that receives the seq_file (an output event the engine keeps uninterpreted,
+    and the same on both sides when the gap is), named by the hunk before it. Without a seq_file
+    parameter the function's gaps cannot print to it and stay comments."""
+    header = b"\n".join(out[: next((k for k, text in enumerate(out) if text.strip().startswith(b"{")), 1)])
+    match = _SEQ_PARAMETER.search(header)
+    if match is None:
+        return
+    for index, key in events:
+        out[index] = b"%s_%s(%s); %s" % (GAP_EVENT, key.encode(), match.group(1), GAP_MARKER)
 
 
 def _side_line(line: HunkLine, side: str | None) -> int | None:

@@ -6,7 +6,8 @@ comment fixed. Comparing the texts the engine would be given, token by token, pr
 equivalent at the cost of reading them, and leaves the engine's search for the functions that
 changed. What is compared:
 
-- comments and the whitespace between tokens are dropped; string and character literals are
+- comments and the whitespace between tokens are dropped, but for the marker of a hunk gap (code
+  the patch does not show: moving a line across it may change the output); string and character literals are
   kept whole (a space inside a literal is output);
 - operators are read by maximal munch (`a+ +b` is not `a++b`);
 - the end of a preprocessor line is a token (it ends a `#define`); a backslash-newline is not;
@@ -17,6 +18,8 @@ changed. What is compared:
 from __future__ import annotations
 
 import re
+
+from fmtcheck.patch.hunks import GAP_MARKER
 
 _TOKEN = re.compile(
     rb"""
@@ -48,6 +51,9 @@ def c_tokens(text: bytes) -> list[bytes] | None:
         position = match.end()
         kind = match.lastgroup
         token = match.group()
+        if kind == "comment" and token == GAP_MARKER:
+            tokens.append(token)  # code the patch does not show: a place, not a comment
+            continue
         if kind in ("space", "comment"):
             continue  # a comment spanning lines inside a directive does not end it either
         if kind == "newline":

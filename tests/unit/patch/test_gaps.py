@@ -121,3 +121,40 @@ def test_a_counterexample_from_shared_inputs_stays_divergent(tmp_path, capsys):
     code = cli.main(["patch", str(patch), "--format", "json"])
     (result,) = json.loads(capsys.readouterr().out)["results"]
     assert result["verdict"] == "divergent" and code == 1
+
+
+PATCH_PRINT_MOVED_ACROSS_A_GAP = b"""diff --git a/fs/demo/m.c b/fs/demo/m.c
+--- a/fs/demo/m.c
++++ b/fs/demo/m.c
+@@ -10,4 +10,3 @@ static int demo_show(struct seq_file *m, void *v)
+ {
+ \tstruct demo *d = v;
+ \tseq_printf(m, "a %d\\n", d->a);
+-\tseq_puts(m, "head\\n");
+@@ -30,2 +29,3 @@ static int demo_show(struct seq_file *m, void *v)
++\tseq_puts(m, "head\\n");
+ \treturn 0;
+ }
+"""
+
+
+def test_a_print_moved_across_code_the_patch_does_not_show_is_not_equivalent(tmp_path, capsys):
+    """Lines 14-29 are not shown and may print: "head" before them and "head" after them are not
+    the same output unless they print nothing (taking the gap as printing nothing made the two
+    look equivalent)."""
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_PRINT_MOVED_ACROSS_A_GAP)
+    cli.main(["patch", str(patch), "--format", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "inconclusive", result
+    assert "a hunk gap of demo_show" in result["reason"]
+
+
+def test_text_added_beside_code_the_patch_does_not_show_is_divergent_whatever_it_prints(tmp_path, capsys):
+    """The gap prints the same on both sides, so an output one line longer differs whatever it is."""
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(PATCH_PRINT_MOVED_ACROSS_A_GAP.replace(b'-\tseq_puts(m, "head\\n");\n', b"")
+                      .replace(b"@@ -10,4 +10,3 @@", b"@@ -10,3 +10,3 @@"))
+    cli.main(["patch", str(patch), "--format", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "divergent", result

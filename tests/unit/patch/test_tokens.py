@@ -43,3 +43,11 @@ def test_operators_are_read_by_maximal_munch_and_directives_end_at_their_line():
     assert c_tokens(b'x = "unterminated') is None
     assert c_tokens(b"x = 1; /* unterminated") is None
     assert c_tokens(b"x = a / b;") == [b"x", b"=", b"a", b"/", b"b", b";"]
+
+
+def test_a_line_moved_across_a_hunk_gap_is_not_the_same_program():
+    from fmtcheck.patch.hunks import GAP_MARKER
+
+    old = b"void f(void)\n{\n\tg();\n" + GAP_MARKER + b"\n}\n"
+    new = b"void f(void)\n{\n" + GAP_MARKER + b"\n\tg();\n}\n"
+    assert not same_program(old, new)
