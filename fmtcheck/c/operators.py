@@ -264,6 +264,8 @@ class OperatorCompiler:
 
         def update(f: Frame) -> Any:
             old = cfn(f)
+            if isinstance(old, Mem) and t[0] == "ptr":
+                old = Ptr(old)  # a pointer set to an array (`char *p = fb->buf`) points at its start
             if isinstance(old, Ptr):
                 new: Any = Ptr(old.mem, old.off + delta * (type_size(old.mem.elem) if old.mem.elem[0] == "int" else 1))
             elif isinstance(old, (list, TablePtr)) or (isinstance(old, Free) and t[0] == "ptr"):

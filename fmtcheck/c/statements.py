@@ -162,7 +162,7 @@ class StatementCompiler:
                     return s
                 return make_struct
             if init is None:
-                return lambda f: LocalStruct(uninitialised_key(f.ctx.side, name), indeterminate=True)
+                return self.uninitialised_struct(t[1], name)
         if init is None:
             if t[0] == "int":
                 return lambda f: 0

@@ -13,9 +13,9 @@ from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import FREE, U64, conv
-from fmtcheck.c.values import MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, value_key
-from fmtcheck.common.errors import Inconclusive, LimitExceeded
+from fmtcheck.c.types import FREE, U64, conv, type_size
+from fmtcheck.c.values import MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, uninitialised_key, value_key
+from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 
 MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
 
@@ -132,6 +132,37 @@ class DataCompiler:
                 raise self.unsupported(value, "a nested initializer in a struct table entry")
             row.append((name, types.get(name, FREE), self.expr(value, scope).fn))
         return row
+
+    def uninitialised_struct(self, struct: str, name: str) -> Callable[[Frame], LocalStruct]:
+        """A local struct declared without an initializer: what the stack held, but for its array
+        members, which are its own storage like a local array (`struct flagsbuf { char buf[N]; }`)."""
+        arrays = self._array_members(struct)
+
+        def make_local(f: Frame) -> LocalStruct:
+            local = LocalStruct(uninitialised_key(f.ctx.side, name), indeterminate=True)
+            for field, (elem, size) in arrays.items():
+                local.fields[field] = Mem(bytearray(size), elem=elem)
+            return local
+
+        return make_local
+
+    def _array_members(self, struct: str) -> dict[str, tuple[tuple, int]]:
+        """The array members of a struct the input defines, with their element type and size in
+        bytes, when every size folds; none when the struct is not defined here or a size does not
+        fold (its members then stay what they were: the caller's data)."""
+        try:
+            fields = self._struct_fields(struct)
+        except (Inconclusive, InputError):
+            return {}
+        arrays = {}
+        for field, t in fields:
+            if t[0] == "array":
+                if t[2] is None or t[1][0] != "int":
+                    return {}
+                arrays[field] = (t[1], t[2] * type_size(t[1]))
+        if sum(size for _, size in arrays.values()) > MAX_LOCAL_ARRAY:
+            return {}
+        return arrays
 
     def _struct_fields(self, name: str) -> list[tuple[str, tuple]]:
         """The fields of a struct, in order, from its definition in the declaration or the file."""

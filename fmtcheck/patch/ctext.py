@@ -276,10 +276,22 @@ def _definition_kind(node) -> tuple[str | None, list[str]]:
     if node.type in ("preproc_def", "preproc_function_def"):
         name_node = node.child_by_field_name("name")
         return ("macro", [name_node.text.decode("ascii", "replace")]) if name_node is not None else (None, [])
+    if node.type in ("struct_specifier", "union_specifier"):
+        # `struct flagsbuf { char buf[N]; };`: the layout a local of that type has
+        tag = node.child_by_field_name("name")
+        if tag is not None and node.child_by_field_name("body") is not None:
+            return "declaration", [struct_key(tag.text.decode("ascii", "replace"))]
+        return None, []
     if node.type in ("declaration", "type_definition", "enum_specifier"):
         names = _declared_names(node)
         return ("declaration", names) if names else (None, [])
     return None, []
+
+
+def struct_key(tag: str) -> str:
+    """How a struct definition is named among definitions (apart from functions and variables
+    of the same name): ``struct TAG``."""
+    return f"struct {tag}"
 
 
 def function_header_name(header: bytes) -> str | None:

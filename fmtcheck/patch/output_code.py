@@ -11,6 +11,7 @@ from fmtcheck.patch.ctext import (
     CALL,
     MAX_DEFINITIONS_PER_SOURCE,
     SEQ_PARAM,
+    struct_key,
     Definition,
     called_names,
     code_only,
@@ -148,14 +149,14 @@ def closure(target: Definition, visible: dict[str, Definition]) -> list[Definiti
             if name in seen or name in PRIMITIVES:
                 continue
             seen.add(name)
-            found = visible.get(name)
-            if found is None or found is target:
-                continue
-            size += len(found.text)
-            if size > MAX_SOURCE_BYTES:
-                raise Inconclusive(target.name, f"the definitions it needs exceed {MAX_SOURCE_BYTES} bytes")
-            needed.append(found)
-            queue.append(found)
+            for found in (visible.get(name), visible.get(struct_key(name))):
+                if found is None or found is target:
+                    continue
+                size += len(found.text)
+                if size > MAX_SOURCE_BYTES:
+                    raise Inconclusive(target.name, f"the definitions it needs exceed {MAX_SOURCE_BYTES} bytes")
+                needed.append(found)
+                queue.append(found)
     order = {"macro": 0, "declaration": 1, "function": 2}
     unique: dict[int, Definition] = {id(d): d for d in needed}
     return sorted(unique.values(), key=lambda d: (order[d.kind], d.file, d.line))

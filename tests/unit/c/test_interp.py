@@ -521,3 +521,21 @@ def test_strings_the_build_defines_are_one_shared_input():
     assert result.verdict == "divergent", (result.verdict, result.reason)
     result = run(show(body, before), show(body.replace('seq_printf(m, "%s %s\\n"', 'seq_printf(m, "%s" " %s\\n"'), before))
     assert result.verdict == "equivalent", (result.verdict, result.reason)
+
+
+FLAGS = ("static struct { unsigned flag; char opt_char; } opts[] = { { 1, 'p' }, { 2, 'm' } };\n"
+         "struct flagsbuf { char buf[ARRAY_SIZE(opts) + 1]; };\n"
+         "static char *describe(unsigned int flags, struct flagsbuf *fb)\n{\n\tchar *p = fb->buf;\n\tint i;\n\n"
+         "\tfor (i = 0; i < ARRAY_SIZE(opts); ++i)\n\t\tif (flags & opts[i].flag)\n\t\t\t*p++ = opts[i].opt_char;\n"
+         "\tif (p == fb->buf)\n\t\t*p++ = '_';\n\t*p = '\\0';\n\treturn fb->buf;\n}\n")
+
+
+def test_an_array_member_of_a_local_struct_is_the_codes_own_storage():
+    """`struct flagsbuf flags;` then `describe(x, &flags)` writes into flags.buf (ddebug_proc_show):
+    the member is memory the code owns, sized by its definition, not the caller's data."""
+    body = '\tstruct flagsbuf flags;\n\n\tseq_printf(m, "=%s\\"\\n", describe(*(unsigned int *)v, &flags));\n'
+    new = body.replace('\\"\\n", describe', '\\"\\n" , describe')
+    result = run(show(body, FLAGS), show(new, FLAGS))
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
+    result = run(show(body, FLAGS), show(body.replace("'_'", "'-'"), FLAGS.replace("'_'", "'-'")))
+    assert result.verdict == "divergent", (result.verdict, result.reason)

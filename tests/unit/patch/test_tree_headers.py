@@ -71,3 +71,43 @@ def test_a_linkage_change_of_a_function_whose_body_the_patch_does_not_show_is_eq
     [result] = check_patches([str(patch)], Options(max_examples=20)).results
     assert (result.verdict, result.method) == ("equivalent", "proven"), (result.verdict, result.reason)
     assert result.extra["rebuilt"] == {"from": "hunks", "gaps": 1}
+
+
+FLAGS_SOURCE = b"""static struct { unsigned flag; char opt_char; } opts[] = { { 1, 'p' }, { 2, 'm' } };
+struct flagsbuf { char buf[ARRAY_SIZE(opts) + 1]; };
+
+static char *describe(unsigned int flags, struct flagsbuf *fb)
+{
+\tchar *p = fb->buf;
+\tint i;
+
+\tfor (i = 0; i < ARRAY_SIZE(opts); ++i)
+\t\tif (flags & opts[i].flag)
+\t\t\t*p++ = opts[i].opt_char;
+\t*p = '\\0';
+\treturn fb->buf;
+}
+
+static int demo_show(struct seq_file *m, void *v)
+{
+\tstruct flagsbuf flags;
+
+\tseq_printf(m, "=%s", describe(*(unsigned int *)v, &flags));
+\tseq_puts(m, "\\"");
+\treturn 0;
+}
+"""
+
+
+def test_a_struct_defined_outside_the_hunks_is_handed_to_the_engine_with_the_tree(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "demo.c").write_bytes(FLAGS_SOURCE)
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(
+        b"diff --git a/lib/demo.c b/lib/demo.c\n--- a/lib/demo.c\n+++ b/lib/demo.c\n"
+        b"@@ -20,4 +20,4 @@ static int demo_show(struct seq_file *m, void *v)\n"
+        b" \tseq_printf(m, \"=%s\", describe(*(unsigned int *)v, &flags));\n"
+        b"-\tseq_puts(m, \"\\\"\");\n+\tseq_putc(m, '\"');\n \treturn 0;\n }\n"
+    )
+    [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
