@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from fmtcheck.patch.ctext import code_only
+from fmtcheck.patch.ctext import code_only, identifiers
 from fmtcheck.patch.hunks import GAP_EVENT, GAP_MARKER
 
 _ASSIGNED = re.compile(
@@ -62,3 +62,12 @@ def with_gap_arguments(src: bytes, names: list[str]) -> bytes:
         return src
     extra = b"".join(b", " + name.encode("latin-1") for name in names)
     return _GAP_CALL.sub(lambda m: m.group(1) + m.group(2) + extra + b");", src)
+
+
+def shared_names(names: list[str], old_text: bytes, new_text: bytes) -> list[str]:
+    """The NAMES (``x``, ``p->a``) whose variable both sides mention. One that only one side
+    mentions is a local that side alone declares (``u32 qlen = ...`` added): the code of a gap,
+    the same on both sides, compiles on the other side too, where that local does not exist, so
+    it cannot read it."""
+    old_ids, new_ids = identifiers(old_text), identifiers(new_text)
+    return [name for name in names if re.match(r"[A-Za-z_]\w*", name).group() in old_ids & new_ids]

@@ -47,6 +47,9 @@ class Piece:
     header: bytes | None = None  # header from the hunk context, for a piece without its own
     problem: str | None = None
     hunk_where: int = 0  # the @@ line of the hunk it comes from
+    # the hunk ends inside an output statement, left out: a problem unless the gap after it can
+    # print (a function with a seq_file, whose gaps are output events: `rebuild`)
+    printing_cut: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -303,4 +306,4 @@ def _flag_printing_tail(scan: HunkScan, path: str, source: str) -> None:
     )
     for side in (scan.old, scan.new):
         if side.pieces and side.pieces[-1].depth_out > 0:
-            side.pieces[-1].problem = reason
+            side.pieces[-1].printing_cut = reason

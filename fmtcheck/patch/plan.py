@@ -85,7 +85,7 @@ from fmtcheck.patch.patchfile import (
     spread_base_commits,
 )
 from fmtcheck.patch.hunks import GAP_EVENT
-from fmtcheck.patch.gaps import values_flowing_into_gaps, with_gap_arguments
+from fmtcheck.patch.gaps import shared_names, values_flowing_into_gaps, with_gap_arguments
 from fmtcheck.patch.locations import SideText, first_change, relocate
 from fmtcheck.patch.trees import Tree, resolve_tree, state_for
 from fmtcheck.patch.rebuild import FileView, view_from_hunks
@@ -633,7 +633,8 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
         return _engine_result(candidate.name, old, new, subject, options)
 
     if candidate.old is not None and candidate.new is not None and (candidate.old.gaps or candidate.new.gaps):
-        flowing = values_flowing_into_gaps(candidate.old.text, candidate.new.text)
+        flowing = shared_names(values_flowing_into_gaps(candidate.old.text, candidate.new.text),
+                               candidate.old.text, candidate.new.text)
         old_src, new_src = with_gap_arguments(old_src, flowing), with_gap_arguments(new_src, flowing)
     if same_program(old_src, new_src):
         note = ("the two sides are the same C tokens (comments, whitespace and file-scope linkage aside): "

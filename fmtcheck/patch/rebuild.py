@@ -62,9 +62,11 @@ def assemble_function(name: str, pieces: list[Piece], file: str, side: str | Non
         gap("end")
         gaps += 1
         made(*[b"}"] * depth)
-    _print_in_gaps(out, events)
+    printing_gaps = _print_in_gaps(out, events)
     changed = any(p.changed for p in pieces)
     problem = next((p.problem for p in pieces if p.problem), None)
+    if problem is None and not printing_gaps:
+        problem = next((p.printing_cut for p in pieces if p.printing_cut), None)
     line = next((l.old_no or l.new_no or 0 for p in pieces for l in p.lines), 0)
     text_rows = tuple(n for text, row in zip(out, rows) for n in [row] + [None] * text.count(b"\n"))
     return Definition(name, "function", b"\n".join(out) + b"\n", file, line, changed, gaps == 0, gaps, problem,
@@ -84,17 +86,18 @@ def _code_between(before: Piece, after: Piece, side: str | None) -> str | None:
 _SEQ_PARAMETER = re.compile(rb"struct\s+seq_file\s*\*\s*(?:const\s+)?([A-Za-z_]\w*)")
 
 
-def _print_in_gaps(out: list[bytes], events: list[tuple[int, str]]) -> None:
+def _print_in_gaps(out: list[bytes], events: list[tuple[int, str]]) -> bool:
     """A gap is unchanged code, the same on both sides, that may print: it becomes a call of an
     unknown function that receives the seq_file (an output event the engine keeps uninterpreted,
     and the same on both sides when the gap is), named by the hunk before it. Without a seq_file
-    parameter the function's gaps cannot print to it and stay comments."""
+    parameter the function's gaps cannot print to it and stay comments. Whether they print."""
     header = b"\n".join(out[: next((k for k, text in enumerate(out) if text.strip().startswith(b"{")), 1)])
     match = _SEQ_PARAMETER.search(header)
     if match is None:
-        return
+        return False
     for index, key in events:
         out[index] = b"%s_%s(%s); %s" % (GAP_EVENT, key.encode(), match.group(1), GAP_MARKER)
+    return True
 
 
 def _side_line(line: HunkLine, side: str | None) -> int | None:
