@@ -122,6 +122,8 @@ class ExpressionCompiler:
         name = node.text.decode("latin-1")
         value = constants.STRING_MACROS.get(name)
         if value is None:
+            value = self.header_string(name)
+        if value is None:
             raise self.unsupported(node, f"string macro {name} is not defined in the input")
         return value
 
@@ -175,6 +177,10 @@ class ExpressionCompiler:
             # the module name or file path the build defines: one string, the same on both sides
             return Expr(lambda f: Free(name), ("ptr", CHAR), name, node)
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            text = self.header_string(name)
+            if text is not None:  # `#define NFS_IOSTAT_VERS "1.1"` in a header of the tree
+                mem = Mem(bytearray(text + b"\x00"), readonly=True)
+                return Expr(lambda f: Ptr(mem), ("array", CHAR, len(text) + 1), name, node, text)
             known = self.header_constant(name)
             if known is not None:
                 value, t = known

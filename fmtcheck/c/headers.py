@@ -18,7 +18,7 @@ import re
 import stat
 from pathlib import Path
 
-from fmtcheck.c.literals import parse_number
+from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.types import S32, conv, promote, usual
 
 MAX_HEADERS = 1500  # headers read for one file (its includes, and theirs, breadth first)
@@ -50,7 +50,17 @@ def tree_constants(tree: str | None, where: str, includes: list[tuple[bool, str]
     if not root.is_dir():
         return {}
     directory = _file_directory(root, where)
-    return dict(_constants(root, directory, tuple(includes)))
+    return dict(_constants(root, directory, tuple(includes))[0])
+
+
+def tree_strings(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, bytes]:
+    """The string macros (`#define NFS_IOSTAT_VERS "1.1"`) the headers `includes` define."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    return dict(_constants(root, _file_directory(root, where), tuple(includes))[1])
 
 
 @functools.lru_cache(maxsize=64)
@@ -68,7 +78,28 @@ def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
             found.append((defines, enums, undefs))
             nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in nested) if h is not None]
         level = nxt
-    return tuple(_combine(found).items())
+    return tuple(_combine(found).items()), tuple(_strings(found).items())
+
+
+_STRING_MACRO = re.compile(r'\s*(?:"(?:[^"\\\n]|\\.)*"\s*)+\Z')
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _strings(found: list) -> dict[str, bytes]:
+    """Macros whose whole text is string literals, joined; a name defined twice differently, or
+    `#undef`-ed, is dropped."""
+    strings: dict[str, bytes] = {}
+    dropped: set[str] = set()
+    for defines, _, undefs in found:
+        dropped |= undefs
+        for name, text in defines.items():
+            if not _STRING_MACRO.match(text):
+                continue
+            value = b"".join(unescape(m.group(1).encode("latin-1")) for m in _LITERAL.finditer(text))
+            if name in strings and strings[name] != value:
+                dropped.add(name)
+            strings[name] = value
+    return {name: value for name, value in strings.items() if name not in dropped}
 
 
 def _combine(found: list) -> dict[str, tuple[int, tuple]]:

@@ -111,6 +111,8 @@ class OperatorCompiler:
         return observed_truth(fn, t, text, self.site(node), test)
 
     def _expr_conditional_expression(self, node, scope):
+        if node.child_by_field_name("consequence") is None:
+            return self._elvis(node, scope)
         cond = self._cond(node.child_by_field_name("condition"), scope)
         a = self.expr(node.child_by_field_name("consequence"), scope)
         b = self.expr(node.child_by_field_name("alternative"), scope)
@@ -131,6 +133,21 @@ class OperatorCompiler:
             return afn(f) if cond(f) else bfn(f)
 
         return Expr(tern, a.type, node.text.decode("latin-1"), node)
+
+    def _elvis(self, node, scope):
+        """GNU `a ?: b`: a when it is true (evaluated once), else b (`proto ?: "auto"`)."""
+        a = self.expr(node.child_by_field_name("condition"), scope)
+        b = self.expr(node.child_by_field_name("alternative"), scope)
+        afn, bfn, at, text = a.fn, b.fn, a.type, a.text
+        both_int = a.type[0] == "int" and b.type[0] == "int"
+        t = usual(a.type, b.type) if both_int else a.type
+
+        def elvis(f: Frame) -> Any:
+            v = afn(f)
+            chosen = v if truth(v, f, at, text) else bfn(f)
+            return conv(as_int(chosen, f, t, text), t) if both_int else chosen
+
+        return Expr(elvis, t, node.text.decode("latin-1"), node)
 
     def _expr_comma_expression(self, node, scope):
         left = self.expr(node.child_by_field_name("left"), scope)

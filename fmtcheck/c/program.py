@@ -45,6 +45,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.unit = unit
         self.tree = tree
         self._header_constants: dict[str, tuple[int, tuple]] | None = None
+        self._header_strings: dict[str, bytes] | None = None
         self.space = space
         self.label = label
         self.compiled: dict[str, Callable] = {}
@@ -196,6 +197,14 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         if self._header_constants is None:
             self._header_constants = headers.tree_constants(self.tree, self.unit.where, self.unit.source.includes)
         return self._header_constants.get(name)
+
+    def header_string(self, name: str) -> bytes | None:
+        """With `--tree`: the string a header the file includes defines `name` as."""
+        if self.tree is None:
+            return None
+        if self._header_strings is None:
+            self._header_strings = headers.tree_strings(self.tree, self.unit.where, self.unit.source.includes)
+        return self._header_strings.get(name)
 
     def _compile_enums(self) -> None:
         """The enumerators the input defines are the constants they are (`enum { A, B = 4, C }`:

@@ -539,3 +539,12 @@ def test_an_array_member_of_a_local_struct_is_the_codes_own_storage():
     assert result.verdict == "equivalent", (result.verdict, result.reason)
     result = run(show(body, FLAGS), show(body.replace("'_'", "'-'"), FLAGS.replace("'_'", "'-'")))
     assert result.verdict == "divergent", (result.verdict, result.reason)
+
+
+def test_the_gnu_elvis_operator_is_its_condition_when_true():
+    body = '\tconst char *proto = v;\n\n\tseq_printf(m, ",proto=%s\\n", proto ?: "auto");\n'
+    new = '\tconst char *proto = v;\n\n\tseq_printf(m, ",proto=%s\\n", proto ? proto : "auto");\n'
+    assert run(show(body), show(new)).verdict == "equivalent"
+    assert run(show(body), show(new.replace('"auto"', '"none"'))).verdict == "divergent"
+    count = '\tunsigned int n = *(unsigned int *)v;\n\n\tseq_printf(m, "%u\\n", n ?: 1);\n'
+    assert run(show(count), show(count.replace("n ?: 1", "n ? n : 1"))).verdict == "equivalent"

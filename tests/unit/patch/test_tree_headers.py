@@ -111,3 +111,20 @@ def test_a_struct_defined_outside_the_hunks_is_handed_to_the_engine_with_the_tre
     )
     [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
     assert result.verdict == "equivalent", (result.verdict, result.reason)
+
+
+def test_a_string_macro_of_a_header_is_its_text_with_the_tree(tmp_path):
+    (tmp_path / "include" / "linux").mkdir(parents=True)
+    (tmp_path / "include" / "linux" / "demo_iostat.h").write_bytes(b'#define DEMO_IOSTAT_VERS\t"1.1"\n')
+    (tmp_path / "fs").mkdir()
+    (tmp_path / "fs" / "demo.c").write_bytes(
+        b'#include <linux/demo_iostat.h>\n\nstatic int demo_show(struct seq_file *m, void *v)\n{\n'
+        b'\tseq_printf(m, "statvers=%s\\n", DEMO_IOSTAT_VERS);\n\treturn 0;\n}\n')
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(
+        b"diff --git a/fs/demo.c b/fs/demo.c\n--- a/fs/demo.c\n+++ b/fs/demo.c\n"
+        b"@@ -4,4 +4,4 @@ static int demo_show(struct seq_file *m, void *v)\n {\n"
+        b'-\tseq_printf(m, "statvers=%s\\n", DEMO_IOSTAT_VERS);\n+\tseq_printf(m, "statvers=1.1\\n");\n'
+        b" \treturn 0;\n }\n")
+    [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
+    assert result.verdict == "equivalent", (result.verdict, result.reason)
