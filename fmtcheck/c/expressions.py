@@ -179,8 +179,7 @@ class ExpressionCompiler:
         if name.isupper() or re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
             text = self.header_string(name)
             if text is not None:  # `#define NFS_IOSTAT_VERS "1.1"` in a header of the tree
-                mem = Mem(bytearray(text + b"\x00"), readonly=True)
-                return Expr(lambda f: Ptr(mem), ("array", CHAR, len(text) + 1), name, node, text)
+                return string_expr(text, name, node)
             known = self.header_constant(name)
             if known is not None:
                 value, t = known
@@ -456,3 +455,9 @@ def built_string(node) -> bool:
     """Whether a concatenated string holds a string the build defines (`BUILD_STRING_MACROS`)."""
     return any(c.type == "identifier" and c.text.decode("latin-1") in constants.BUILD_STRING_MACROS
                and c.text.decode("latin-1") not in constants.STRING_MACROS for c in node.named_children)
+
+
+def string_expr(text: bytes, name: str, node) -> Expr:
+    """A string constant: a pointer to its bytes and a NUL, read-only."""
+    mem = Mem(bytearray(text + b"\x00"), readonly=True)
+    return Expr(lambda f: Ptr(mem), ("array", CHAR, len(text) + 1), name, node, text)
