@@ -355,7 +355,7 @@ class Runner:
             try:
                 old_ctx = self.run_side(self.old, inputs, old_out, self.coverage[0])
             except UndefinedBehaviour:
-                self._cover_after_undefined(inputs)
+                cover_after_undefined(self, inputs)
                 raise
             middle = len(log)
             self.run_side(self.new, inputs, new_out, self.coverage[1])
@@ -378,15 +378,6 @@ class Runner:
                 self.ub_notes.append(note)
         reads = self.side_reads.record(log, start, middle)
         return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
-
-    def _cover_after_undefined(self, inputs) -> None:
-        """The old side's behaviour is undefined for INPUTS: the new side still runs them, for its
-        coverage only, so that a branch that leads to undefined behaviour on both sides (`p ? ...
-        : NULL` then `->f`) counts as reached on both, not as a condition no case covered."""
-        try:
-            self.run_side(self.new, inputs, ConcreteOutput(), self.coverage[1])
-        except (UndefinedBehaviour, LimitExceeded, FmtcheckError):
-            pass
 
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -659,6 +650,16 @@ def _hanging_result(result: Result, hanging: tuple[str, str]) -> Result:
         result.reason = (f"{where}: the outputs differ only where {what} may print: it receives the "
                          f"seq_file, is not modelled, and is not made the same way on both sides")
     return result
+
+
+def cover_after_undefined(runner: "Runner", inputs) -> None:
+    """The old side's behaviour is undefined for INPUTS: the new side still runs them, for its
+    coverage only, so that a branch that leads to undefined behaviour on both sides (`p ? ...
+    : NULL` then `->f`) counts as reached on both, not as a condition no case covered."""
+    try:
+        runner.run_side(runner.new, inputs, ConcreteOutput(), runner.coverage[1])
+    except (UndefinedBehaviour, LimitExceeded, FmtcheckError):
+        pass
 
 
 def undeclared_width(runner: "Runner") -> str | None:
