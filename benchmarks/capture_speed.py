@@ -12,6 +12,9 @@ Each phase runs in a child process so that its peak RSS is its own. The time is 
 compilation, reading and matching; the import of fmtcheck is measured apart and printed as
 "startup" (it does not grow with the capture). `cmp` compares the capture with a byte copy of it
 (comparing a file with itself returns at once). The best of --runs runs is shown for each.
+The "ceiling" line times RE2's DFA running the simplest line pattern over the capture (in memory,
+in this process): no exact matching by that DFA can beat it, which says how far the ratio to cmp
+can go on this machine.
 """
 
 from __future__ import annotations
@@ -111,6 +114,10 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
     cmp_dt = min(_timed(["cmp", a, copy]) for _ in range(runs))
     cmp_rate = mb / cmp_dt
     print(f"{label}: {mb:.1f} MB; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s)")
+    ceiling = min(_dfa_lines(a) for _ in range(runs))
+    if ceiling is not None:
+        print(f"  ceiling: RE2's DFA over the lines alone ({DFA_LINES.decode()}) {mb / ceiling:.0f} MB/s, "
+              f"ratio to cmp {cmp_dt / ceiling:.3f} (exact matching by this DFA cannot be faster)")
     for mode in ("check", "diff"):
         results = [run_child(mode, a, b) for _ in range(runs)]
         dt, startup, verdict, _ = min(results)
@@ -157,6 +164,26 @@ def _run(label: str, old: tuple, new: tuple, runs: int, tmp: str) -> None:
     for path in (a, b):
         if path.startswith(tmp):
             os.unlink(path)
+
+
+DFA_LINES = rb"(?:[^\n]*\n)*"
+
+
+def _dfa_lines(path: str) -> float | None:
+    """Seconds RE2 takes to run the simplest pattern over every line of PATH (read beforehand),
+    or None without google-re2: the floor under any exact matching of the lines by the DFA."""
+    try:
+        import re2
+    except ImportError:
+        return None
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    rx = re2.compile(DFA_LINES, options)
+    with open(path, "rb") as f:
+        data = f.read()
+    t = time.perf_counter()
+    rx.match(data)
+    return time.perf_counter() - t
 
 
 def _timed(cmd: list[str]) -> float:

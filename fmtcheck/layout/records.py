@@ -26,6 +26,13 @@ from fmtcheck.layout.model import (
 )
 
 
+@functools.lru_cache(maxsize=16)
+def _leading_text(stop_byte: int) -> re.Pattern:
+    """The text of each line before its first STOP_BYTE."""
+    stop = re.escape(bytes([stop_byte]))
+    return re.compile(b"([^\n" + stop + b"]*)" + stop + b"[^\n]*\n")  # a match ends where its line does
+
+
 DFA_MIN_BYTES = 1 << 20  # bytes ahead from which records are matched by the DFA (its setup costs ~50 ms)
 
 
@@ -179,8 +186,8 @@ class RecordMatcher:
 
     def note_lines(self, node: Records, buf: bytes, start: int, end: int, line: int, stop_byte: int) -> None:
         """Collect the one-line records of buf[start:end], keyed by the text before STOP_BYTE."""
-        sep = bytes([stop_byte])
-        keys = [(key_text(text.split(sep, 1)[0]),) for text in buf[start:end - 1].split(b"\n")]
+        texts = _leading_text(stop_byte).findall(buf, start, end)  # every line has STOP_BYTE (it matched)
+        keys = zip(map(key_text, texts))
         self.records.extend(map(RecordSeen, itertools.repeat(node.name), keys, itertools.count(line)))
 
     def dfa_lines(self, comp: Compiled, st: State, top: bool, node: Records) -> tuple[bool, bool]:
