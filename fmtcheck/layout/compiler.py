@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from fmtcheck.layout import dfa
 from fmtcheck.layout.model import (
     Domain,
     Field,
@@ -52,10 +53,17 @@ class Compiled:
     pattern: str
     checks: list
     groups: dict  # field name -> group name (top-level, non-repeated fields)
+    dfa_uses: int = 0  # single lines decided by the DFA (matcher.dfa_line)
 
     @functools.cached_property
     def regex(self) -> re.Pattern:
         return re.compile(self.pattern.encode("latin-1"), re.S)
+
+    @functools.cached_property
+    def line_plan(self) -> dfa.LinePlan | None:
+        """The DFA form of a one-line regex (`dfa.plan_for`), kept with it: a capture with many
+        distinct lines never translates or compiles one twice."""
+        return dfa.plan_for(self.pattern)
 
 
 class LineCompiler:

@@ -104,7 +104,7 @@ def available() -> bool:
     return re2 is not None
 
 
-@functools.lru_cache(maxsize=16)  # each RE2 program may grow its DFA up to RE2_MAX_MEM
+@functools.lru_cache(maxsize=128)  # a status has 60 lines; a DFA grows (to RE2_MAX_MEM) only as used
 def plan_for(pattern: str) -> LinePlan | None:
     """The RE2 plan of a record PATTERN (latin-1 text, compiled with re.S by the matcher), or None
     when RE2 is not installed or the pattern is not a one-line record with exact RE2 forms."""

@@ -32,8 +32,10 @@ from fmtcheck.layout.model import (
     Variant,
 )
 from fmtcheck.layout.reader import Reader
-from fmtcheck.layout import dfa, records
+from fmtcheck.layout import records
 from fmtcheck.layout.records import RecordMatcher
+
+DFA_LINE_USES = 32  # single lines a compiled line regex leaves to the DFA before Python compiles it
 
 
 class Matcher(RecordMatcher, ChoiceMatcher):
@@ -273,9 +275,10 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         """Does the one-line regex COMP match the line at POS, by the DFA (`dfa`): its end, -1 for
         no; None when the DFA is not used (a small capture, no RE2 form, no newline)."""
         r = self.r
-        if r.end - pos < records.DFA_MIN_BYTES:
-            return None
-        plan = dfa.plan_for(comp.pattern)
+        if r.end - pos < records.DFA_MIN_BYTES or comp.dfa_uses >= DFA_LINE_USES or "regex" in comp.__dict__:
+            return None  # once a line's regex is used often, Python's compiled regex is cheaper per call
+        comp.dfa_uses += 1
+        plan = comp.line_plan
         rel = pos - r.base
         nl = r.buf.find(b"\n", rel)
         if plan is None or nl < 0:

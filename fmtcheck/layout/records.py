@@ -200,7 +200,7 @@ class RecordMatcher:
         r.ensure(st.pos, DFA_MIN_BYTES)
         if r.end - st.pos < DFA_MIN_BYTES:
             return False, False
-        plan = dfa.plan_for(comp.pattern)
+        plan = comp.line_plan
         if plan is None:
             return False, False
         matched = False

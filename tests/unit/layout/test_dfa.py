@@ -159,3 +159,29 @@ def test_a_conjunction_is_matched_a_slice_at_a_time(monkeypatch):
     text = b"ab 1\ncd 22\nef 333\ngh 4\nij 5555\nkl 6\n"
     assert plan.end(text, 0, len(text)) == text.index(b"ij")
     assert plan.end(text, text.index(b"kl"), len(text)) == len(text)
+
+
+def test_a_line_regex_used_often_goes_back_to_python(monkeypatch):
+    """Single lines are left to the DFA only for their first uses: per call, Python's compiled
+    regex is cheaper, and a capture of many snapshots would otherwise pay the DFA on every line."""
+    from fmtcheck.layout import matcher
+
+    status = b"Name:\tbash\nState:\tS (sleeping)\n"
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 0)
+    monkeypatch.setattr(matcher, "DFA_LINE_USES", 3)
+    seen = []
+    real = matcher.Matcher.dfa_line
+
+    def spy(self, comp, pos):
+        before = comp.dfa_uses
+        end = real(self, comp, pos)
+        seen.append((comp, before, end is not None))
+        return end
+
+    monkeypatch.setattr(matcher.Matcher, "dfa_line", spy)
+    result = check_bytes(status * 10, "status")
+    assert any(used for _, _, used in seen)
+    assert max(comp.dfa_uses for comp, _, _ in seen) <= 3
+    assert any(before == 3 and not used for _, before, used in seen)  # then Python's regex
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 1 << 62)
+    assert check_bytes(status * 10, "status").divergences == result.divergences
