@@ -109,3 +109,20 @@ def test_a_loop_whose_bound_is_a_constant_runs_as_before():
     old = show("\tfor (i = 0; i < 3; i++)\n" + PRINT)
     new = show('\tseq_printf(m, " %llu %llu %llu", s->v[0], s->v[1], s->v[2]);\n')
     assert proof(old, new) == (True, None)
+
+
+def test_a_renamed_counter_still_aligns():
+    """The corpus's mechanical rewrite renames locals: a loop is the same loop whatever its
+    counter is called."""
+    old = show(COUNTED + PRINT)
+    new = show("\tint k;\n\n\tfor (k = 0; k < s->n; k++)\n" + PRINT.replace("[i]", "[k]"))
+    assert proof(old, new) == (True, None)
+
+
+def test_swapped_nested_counters_do_not_align():
+    """Renaming is not reordering: `for i { for j }` against `for j { for i }` prints the
+    elements in another order."""
+    inner = '\t\t\tseq_printf(m, " %llu", s->v[i] + s->w[j]);\n'
+    old = show("\tint j;\n\n\tfor (i = 0; i < s->n; i++)\n\t\tfor (j = 0; j < s->n; j++)\n" + inner)
+    new = show("\tint j;\n\n\tfor (j = 0; j < s->n; j++)\n\t\tfor (i = 0; i < s->n; i++)\n" + inner)
+    assert proof(old, new)[0] is False
