@@ -18,6 +18,7 @@ import re
 from typing import Any, Callable
 
 from fmtcheck.c import cfront
+from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.engine.compare import Outcome
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
 from fmtcheck.engine.search import nonzero_count
@@ -176,7 +177,7 @@ def _interpreted(runner: Any, outcome: Outcome) -> Outcome | None:
     source = getattr(outcome, "source", None)
     if outcome.reads is not None or source is None:
         return outcome
-    again = runner.run_slow(source)
+    again = _run_within_bounds(runner, source)
     return again if again is not None and not again.same else None
 
 
@@ -185,10 +186,20 @@ def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) ->
     unshared = runner.side_reads.one_sided() if unshared is None else unshared
 
     def still_differs(trial: dict[str, Any]) -> bool | None:
-        again = runner.run_slow(VectorInputs(trial, zero=True))
+        again = _run_within_bounds(runner, VectorInputs(trial, zero=True))
         return None if again is None else not again.same
 
     return needed_one_sided(outcome, unshared, still_differs, runner.kinds)
+
+
+def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:
+    """A re-run of the search's case with other values; None when that run goes over a per-case
+    bound (an alternative count of 2**32 - 1 for a loop): it shows nothing either way, and the
+    search it serves has a verdict to give."""
+    try:
+        return runner.run_slow(inputs)
+    except LimitExceeded:
+        return None
 
 
 def key_where(runner: Any, keys: list[str]) -> str | None:
