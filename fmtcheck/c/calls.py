@@ -340,6 +340,10 @@ class CallCompiler:
                     "__builtin") else Inconclusive(where, f"{name}({v}) is undefined")
             return conv(r, rt)
 
+        if isinstance(e.const, int) and fn(conv(e.const, at)) is not None:
+            # of a constant (`ilog2(VM_READ)` in a designator): a constant itself
+            value = conv(fn(conv(e.const, at)), rt)
+            return Expr(lambda f: value, rt, text, node, value)
         return Expr(pure, rt, text, node)
 
     def _builtin_hex_byte_pack(self, args, node, scope, text, upper: bool = False):

@@ -24,8 +24,9 @@ ANNOTATIONS_WITH_ARGS = re.compile(
     rb"__cacheline_aligned_in_smp|__counted_by|__nonstring|__guarded_by)\s*\("
 )
 
-# An iterator macro call: rewritten into a loop whose count and elements are inputs.
-FOR_EACH = re.compile(rb"\b(\w*for_each\w*|\w*_foreach\w*)\s*\(")
+# An iterator macro call: rewritten into a loop whose count and elements are inputs (the kernel
+# spells a few in capitals: `CAP_FOR_EACH_U32(i) {...}`).
+FOR_EACH = re.compile(rb"\b(\w*(?:for_each|FOR_EACH)\w*|\w*_foreach\w*)\s*\(")
 
 # Calls that return their (first) argument.
 IDENTITY_CALLS = {"likely", "unlikely", "READ_ONCE", "data_race", "ACCESS_ONCE", "__builtin_expect"}

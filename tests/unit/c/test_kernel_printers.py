@@ -222,3 +222,33 @@ def test_u_of_an_undeclared_input_is_its_cast_to_unsigned_int_for_every_type_it_
 def test_u_of_an_undeclared_input_against_the_whole_value_is_still_not_proven():
     new = show('\tseq_put_decimal_ull(m, "count ", drv->irq_count);\n\tseq_putc(m, \'\\n\');\n')
     assert run(COUNTS, new).results[0].method != "proven"
+
+
+# -- an iterator macro spelled in capitals; a library function of a constant -----------------
+
+CAPS_OLD = show('\tunsigned __idx;\n\n\tseq_puts(m, "CapEff:\\t");\n\tFOO_FOR_EACH_U32(__idx) {\n'
+                '\t\tseq_put_hex_ll(m, NULL, drv->cap[__idx], 8);\n\t}\n\tseq_putc(m, \'\\n\');\n')
+CAPS_NEW = show('\tunsigned k;\n\n\tseq_puts(m, "CapEff:\\t");\n\tFOO_FOR_EACH_U32(k) {\n'
+                '\t\tseq_printf(m, "%08llx", (unsigned long long)drv->cap[k]);\n\t}\n\tseq_putc(m, \'\\n\');\n')
+
+
+def test_an_iterator_macro_in_capitals_is_a_loop_not_a_function_definition():
+    # it was "unsupported statement 'function_definition'"
+    assert verdict_of(CAPS_OLD, CAPS_NEW) == ("equivalent", None)
+
+
+FLAGS = ('#define FOO_READ\t0x00000001\n#define FOO_WRITE\t0x00000002\n#define FOO_EXEC\t0x00000004\n\n')
+
+
+def flag_names(read: str) -> str:
+    return show('\tstatic const char * const names[8] = {\n\t\t[0 ... 7] = "??",\n'
+                f'\t\t[ilog2(FOO_READ)] = "{read}",\n\t\t[ilog2(FOO_WRITE)] = "wr",\n'
+                '\t\t[ilog2(FOO_EXEC)] = "ex",\n\t};\n\n'
+                '\tseq_printf(m, "%s %s\\n", names[2], names[0]);\n', before=FLAGS)
+
+
+def test_a_designator_that_is_a_library_function_of_a_constant_is_that_index():
+    # it was "array designator [ilog2(FOO_READ)] whose value is not known"
+    new = show('\tseq_puts(m, "ex rd\\n");\n')
+    assert verdict_of(flag_names("rd"), new) == ("equivalent", None)
+    assert verdict_of(flag_names("re"), new)[0] == "divergent"
