@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.literals import unescape
+from fmtcheck.c import formats
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
@@ -122,14 +123,17 @@ def printf_kinds(fmt: bytes) -> list[Any]:
 def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
     """(argument node, kind) for the arguments of a primitive call, for type inference."""
     if name == "seq_printf" and len(args) >= 2:
-        fmt = literal_bytes(args[1])
+        fmt = formats.resolve(args[1], literal_bytes)
         if fmt is None:
             return []
-        try:
-            kinds = printf_kinds(fmt)
-        except Exception:  # noqa: BLE001 - a bad format is reported when compiled
-            return []
-        return [(a, k if k != "ptr" else None) for a, k in zip(args[2:], kinds)]
+        out = []
+        for each in formats.literals_of(fmt):
+            try:
+                kinds = printf_kinds(each)
+            except Exception:  # noqa: BLE001 - a bad format is reported when compiled
+                return []
+            out += [(a, k if k != "ptr" else None) for a, k in zip(args[2:], kinds)]
+        return out
     sig = SIGNATURES.get(name)
     if sig is None:
         return []
@@ -311,7 +315,25 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
         if unknown:
             raise prog.unsupported(node, f"string macro {unknown[0]} in the format is not defined in the input")
     if fmt is None:
-        raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
+        resolved = formats.resolve(args[1], literal_bytes) if len(args) > 1 else None
+        if resolved is None:
+            raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
+        return _compile_choice(prog, resolved, args, node, scope)
+    return _compile_format(prog, fmt, args, node, scope)
+
+
+def _compile_choice(prog, fmt, args: list, node, scope: dict) -> Callable:
+    """A format that is one of several literals (see `fmtcheck.c.formats`): each compiled, the
+    one its condition picks printed."""
+    if not isinstance(fmt, formats.Choice):
+        return _compile_format(prog, fmt, args, node, scope)
+    cond = prog.operand_truth(prog.expr(fmt.condition, scope))
+    then = _compile_choice(prog, fmt.then, args, node, scope)
+    other = _compile_choice(prog, fmt.other, args, node, scope)
+    return lambda f: then(f) if cond(f) else other(f)
+
+
+def _compile_format(prog, fmt: bytes, args: list, node, scope: dict) -> Callable:
     items = vsprintf.parse_format(fmt)
     kinds = printf_kinds(fmt)
     values = args[2:]

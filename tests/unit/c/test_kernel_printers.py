@@ -252,3 +252,46 @@ def test_a_designator_that_is_a_library_function_of_a_constant_is_that_index():
     new = show('\tseq_puts(m, "ex rd\\n");\n')
     assert verdict_of(flag_names("rd"), new) == ("equivalent", None)
     assert verdict_of(flag_names("re"), new)[0] == "divergent"
+
+
+# -- a format that is one of the literals the code spells -------------------------------------
+
+FORMATS = ('static const char fmt64[] = "%30s %12llu\\n";\n\n'
+           'static int foo_dev_show(struct seq_file *seq, void *offset)\n{\n'
+           '\tstruct foo_dev *dev = seq->private;\n\n'
+           '\tseq_printf(seq, sizeof(void *) == 4 ? "%-8s%s" : "%-16s%s", "Address ", "Itf\\n");\n'
+           '\tseq_printf(seq, fmt64, "total frames received", dev->rx_packets);\n'
+           '\tseq_printf(seq, (dev->flags & 1) ? "   %-5s %08x\\n" : "   %-5s %03x\\n", dev->name, dev->id);\n'
+           '\treturn 0;\n}\n')
+
+
+def formats_new(short: str = "%03x") -> str:
+    return ('static int foo_dev_show(struct seq_file *seq, void *offset)\n{\n'
+            '\tstruct foo_dev *dev = seq->private;\n\n'
+            '\tseq_printf(seq, "%-16s%s", "Address ", "Itf\\n");\n'
+            '\tseq_printf(seq, "%30s", "total frames received");\n'
+            '\tseq_put_decimal_ull_width(seq, " ", dev->rx_packets, 12);\n\tseq_putc(seq, \'\\n\');\n'
+            '\tif (dev->flags & 1)\n\t\tseq_printf(seq, "   %-5s %08x\\n", dev->name, dev->id);\n'
+            f'\telse\n\t\tseq_printf(seq, "   %-5s {short}\\n", dev->name, dev->id);\n'
+            '\treturn 0;\n}\n')
+
+
+def test_a_format_chosen_between_literals_or_named_once_is_each_literal():
+    # it was "seq_printf with a format that is not a string literal"
+    report = verify_sources(FORMATS, formats_new(), Options(max_examples=30))
+    assert report.results[0].verdict == "equivalent", report.results[0].reason
+
+
+def test_a_slip_in_one_of_the_literals_is_divergent():
+    report = verify_sources(FORMATS, formats_new("%04x"), Options(max_examples=30))
+    assert report.results[0].verdict == "divergent"
+
+
+def test_a_format_local_assigned_elsewhere_stays_inconclusive():
+    assigned = FORMATS.replace('\tstruct foo_dev *dev = seq->private;\n',
+                               '\tstruct foo_dev *dev = seq->private;\n\tconst char *f = "%s %llu\\n";\n\n'
+                               '\tif (dev->wide)\n\t\tf = "%s %20llu\\n";\n') \
+        .replace('seq_printf(seq, fmt64, ', 'seq_printf(seq, f, ')
+    report = verify_sources(assigned, assigned, Options(max_examples=30))
+    assert report.results[0].verdict == "inconclusive"
+    assert "not a string literal" in report.results[0].reason
