@@ -56,12 +56,19 @@ class ExpressionCompiler:
     def expr(self, node, scope: dict[str, tuple]) -> Expr:
         if node is None:
             raise InputError(self.unit.where, "missing expression")
+        node = self.overridden(node)
         handler = getattr(self, "_expr_" + node.type, None)
         if handler is None:
             if node.type == "ERROR":
                 raise InputError(self.where(node), f"C syntax error near '{snip(node)}'")
             raise self.unsupported(node, f"unsupported expression '{node.type}'")
         return handler(node, scope)
+
+    def overridden(self, node):
+        """The node compiled in place of `node` (see `Program.expr_overrides`), or itself."""
+        if not self.expr_overrides:
+            return node
+        return self.expr_overrides.get((node.start_byte, node.end_byte, node.type), node)
 
     def _expr_parenthesized_expression(self, node, scope):
         inner = [c for c in node.named_children if c.type != "comment"]

@@ -152,6 +152,7 @@ def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
 
 def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str):
     """An Expr whose closure performs the primitive on ctx.out."""
+    args = [prog.overridden(a) for a in args]  # one arm of a choice argument (a literal format)
 
     if name == "seq_vprintf":
         raise prog.unsupported(node, "seq_vprintf with a va_list is not modelled")

@@ -52,6 +52,9 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.signatures: dict[str, list[tuple[str, tuple]]] = {}
         self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
         self.global_values: dict[str, list[Any]] = {}  # per global: [the run's context, its value]
+        # node (start, end, type) -> the node compiled in its place (a call's choice argument, one arm
+        # at a time: see StatementCompiler._stmt_expression_statement)
+        self.expr_overrides: dict[tuple[int, int, str], Any] = {}
         self.seq_names = seq_file_names(unit)
         self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}

@@ -108,6 +108,9 @@ class StatementCompiler:
     def _stmt_expression_statement(self, node, scope):
         if not node.named_children:
             return None
+        choice = _choice_argument(node.named_children[0])
+        if choice is not None:
+            return self._call_per_arm(node, choice, scope)
         e = self.expr(node.named_children[0], scope)
         fn = e.fn
 
@@ -115,6 +118,36 @@ class StatementCompiler:
             fn(f)
 
         return run
+
+    def _call_per_arm(self, node, choice, scope):
+        """`seq_put_decimal_ull(m, g ? " " : "", x);` as `if (g) ...(m, " ", x); else ...(m, "", x);`:
+        C evaluates the condition once and then one arm, so the call is the same; as a row, the
+        proof can take it where a branch cannot (in a loop body, on the iteration)."""
+        call = node.named_children[0]
+        key = (choice.start_byte, choice.end_byte, choice.type)
+        arms = []
+        for field in ("consequence", "alternative"):
+            self.expr_overrides[key] = choice.child_by_field_name(field)
+            try:
+                arms.append(self.expr(call, scope).fn)
+            finally:
+                del self.expr_overrides[key]
+        cond = self._cond(choice.child_by_field_name("condition"), scope, rows=True)
+        then, alt = (_as_statement(fn) for fn in arms)
+        site = (self.label, choice.start_byte)
+        where = self.where(choice)
+
+        def run_arm(f: Frame) -> Any:
+            c = cond(f)
+            if c is True:
+                then(f)
+            elif c is False:
+                alt(f)
+            else:
+                row(f, c, then, alt, site, where)
+            return None
+
+        return run_arm
 
     def _stmt_declaration(self, node, scope):
         actions: list[Callable[[Frame], None]] = []
@@ -427,6 +460,27 @@ class StatementCompiler:
 
     def _stmt_struct_specifier(self, node, scope):
         return None
+
+
+def _as_statement(fn: Callable[[Frame], Any]) -> Callable[[Frame], None]:
+    """An expression run as a statement: its value is no control-flow signal."""
+    def run(f: Frame) -> None:
+        fn(f)
+    return run
+
+
+def _choice_argument(expr):
+    """The conditional expression that is an argument of a call statement (the first), or None."""
+    if expr.type != "call_expression":
+        return None
+    args = expr.child_by_field_name("arguments")
+    for arg in (args.named_children if args is not None else []):
+        inner = arg
+        while inner.type == "parenthesized_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type == "conditional_expression" and inner.child_by_field_name("consequence") is not None:
+            return inner
+    return None
 
 
 def _array_size_node(decl, name: str):

@@ -295,3 +295,22 @@ def test_a_format_local_assigned_elsewhere_stays_inconclusive():
     report = verify_sources(assigned, assigned, Options(max_examples=30))
     assert report.results[0].verdict == "inconclusive"
     assert "not a string literal" in report.results[0].reason
+
+
+# -- a call whose argument is a choice: a row, also in a loop body ----------------------------
+
+GROUPS = ('\tint g;\n\n\tseq_puts(m, "\\nGroups:\\t");\n\tfor (g = 0; g < drv->ngroups; g++)\n'
+          '\t\tseq_put_decimal_ull(m, g ? " " : "", foo_gid(drv->gid[g]));\n\tseq_putc(m, \' \');\n')
+
+
+def test_a_separator_chosen_by_the_iteration_is_proven_for_every_count():
+    new = GROUPS.replace('seq_put_decimal_ull(m, g ? " " : "", foo_gid(drv->gid[g]));',
+                         'seq_printf(m, g ? " %llu" : "%llu", (unsigned long long)foo_gid(drv->gid[g]));')
+    result = run(show(GROUPS), show(new)).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_the_other_separator_is_divergent():
+    three = GROUPS.replace("g < drv->ngroups", "g < 3")  # a constant count: the search is short
+    new = three.replace('g ? " " : ""', 'g ? "," : ""')
+    assert verdict_of(show(three), show(new))[0] == "divergent"
