@@ -110,7 +110,7 @@ class StatementCompiler:
             return None
         choice = _choice_argument(node.named_children[0])
         if choice is not None:
-            return self._call_per_arm(node, choice, scope)
+            return call_per_arm(self, node, choice, scope)
         e = self.expr(node.named_children[0], scope)
         fn = e.fn
 
@@ -118,36 +118,6 @@ class StatementCompiler:
             fn(f)
 
         return run
-
-    def _call_per_arm(self, node, choice, scope):
-        """`seq_put_decimal_ull(m, g ? " " : "", x);` as `if (g) ...(m, " ", x); else ...(m, "", x);`:
-        C evaluates the condition once and then one arm, so the call is the same; as a row, the
-        proof can take it where a branch cannot (in a loop body, on the iteration)."""
-        call = node.named_children[0]
-        key = (choice.start_byte, choice.end_byte, choice.type)
-        arms = []
-        for field in ("consequence", "alternative"):
-            self.expr_overrides[key] = choice.child_by_field_name(field)
-            try:
-                arms.append(self.expr(call, scope).fn)
-            finally:
-                del self.expr_overrides[key]
-        cond = self._cond(choice.child_by_field_name("condition"), scope, rows=True)
-        then, alt = (_as_statement(fn) for fn in arms)
-        site = (self.label, choice.start_byte)
-        where = self.where(choice)
-
-        def run_arm(f: Frame) -> Any:
-            c = cond(f)
-            if c is True:
-                then(f)
-            elif c is False:
-                alt(f)
-            else:
-                row(f, c, then, alt, site, where)
-            return None
-
-        return run_arm
 
     def _stmt_declaration(self, node, scope):
         actions: list[Callable[[Frame], None]] = []
@@ -460,6 +430,37 @@ class StatementCompiler:
 
     def _stmt_struct_specifier(self, node, scope):
         return None
+
+
+def call_per_arm(compiler, node, choice, scope):
+    """`seq_put_decimal_ull(m, g ? " " : "", x);` as `if (g) ...(m, " ", x); else ...(m, "", x);`:
+    C evaluates the condition once and then one arm, so the call is the same; as a row, the
+    proof can take it where a branch cannot (in a loop body, on the iteration)."""
+    call = node.named_children[0]
+    key = (choice.start_byte, choice.end_byte, choice.type)
+    arms = []
+    for field in ("consequence", "alternative"):
+        compiler.expr_overrides[key] = choice.child_by_field_name(field)
+        try:
+            arms.append(compiler.expr(call, scope).fn)
+        finally:
+            del compiler.expr_overrides[key]
+    cond = compiler._cond(choice.child_by_field_name("condition"), scope, rows=True)
+    then, alt = (_as_statement(fn) for fn in arms)
+    site = (compiler.label, choice.start_byte)
+    where = compiler.where(choice)
+
+    def run_arm(f: Frame) -> Any:
+        c = cond(f)
+        if c is True:
+            then(f)
+        elif c is False:
+            alt(f)
+        else:
+            row(f, c, then, alt, site, where)
+        return None
+
+    return run_arm
 
 
 def _as_statement(fn: Callable[[Frame], Any]) -> Callable[[Frame], None]:
