@@ -64,12 +64,6 @@ class ExpressionCompiler:
             raise self.unsupported(node, f"unsupported expression '{node.type}'")
         return handler(node, scope)
 
-    def overridden(self, node):
-        """The node compiled in place of `node` (see `Program.expr_overrides`), or itself."""
-        if not self.expr_overrides:
-            return node
-        return self.expr_overrides.get((node.start_byte, node.end_byte, node.type), node)
-
     def _expr_parenthesized_expression(self, node, scope):
         inner = [c for c in node.named_children if c.type != "comment"]
         if len(inner) != 1:
@@ -155,8 +149,7 @@ class ExpressionCompiler:
             return Expr(lambda f: value, S32, name, node, value)
         if name in self.globals:
             make, t = self.globals[name]
-            # one value for every reading of the global in a run (a pointer walking a table
-            # compares with the table's end, read elsewhere), made anew for each run
+            # one value per run for every reading of the global (`p < tbl + N` compares two)
             cache: list[Any] = self.global_values.setdefault(name, [])
 
             def read_global(f: Frame) -> Any:

@@ -183,6 +183,12 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             d = d.child_by_field_name("declarator")
         return t
 
+    def overridden(self, node):
+        """The node compiled in place of `node` (see `Program.expr_overrides`), or itself."""
+        if not self.expr_overrides:
+            return node
+        return self.expr_overrides.get((node.start_byte, node.end_byte, node.type), node)
+
     def _const_int(self, node) -> int | None:
         try:
             e = self.expr(node, {})
