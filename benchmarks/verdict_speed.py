@@ -4,8 +4,9 @@ Measured in the same run, each the median of `--repeat` (default 5) whole proces
 
 - `fmtcheck --help` (the start-up baseline);
 - `fmtcheck verify` on every fixture pair and on the generators (benchmarks/loops.py: K-CPU rows,
-  list walks, nested loops, B flag rows; benchmarks/branchy.py: B branchy rows), each with its
-  ratio to start-up;
+  list walks, counted loops and pointer chains of N fields, nested loops, B flag rows;
+  benchmarks/branchy.py: B branchy rows), each with its ratio to start-up, and a summary of the
+  sizes the issue requires (N <= 256, K <= 100, B <= 32) against its 8x and 3x lines;
 - engine throughput on the divergent 16-field line (fixtures/example/old.c against
   new-divergent.c): cases per CPU-second through `Runner.run_case`, beside a gcc -O2 harness of
   the same two functions that this script writes and builds (fmtcheck itself never runs input code
@@ -55,34 +56,45 @@ def fixture_pairs() -> list[tuple[str, Path, Path]]:
     return out
 
 
-def generated_pairs(quick: bool, workdir: Path) -> list[tuple[str, Path, Path]]:
+# the sizes the issue requires (larger ones are reported beside them)
+REQUIRED = {"N": 256, "K": 100, "B": 32}
+
+
+def generated_pairs(quick: bool, workdir: Path) -> list[tuple[str, Path, Path, bool]]:
+    """(name, old file, new file, whether its size is within REQUIRED) for every generator."""
     from benchmarks import loops
     from benchmarks.branchy import branchy_pair
 
-    made: list[tuple[str, str, str]] = []
+    made: list[tuple[str, str, str, bool]] = []
     for k in ([4, 32] if quick else [4, 32, 100]):
         for lose in (False, True):
             old, new = loops.cpu_row(k, lose)
-            made.append((f"loops cpu K={k}{' lost separator' if lose else ''}", old, new))
+            made.append((f"loops cpu K={k}{' lost separator' if lose else ''}", old, new, k <= REQUIRED["K"]))
     for n in ([16, 64] if quick else [16, 64, 256]):
         for slip in (False, True):
             old, new = loops.list_walk(n, slip)
-            made.append((f"loops list N={n}{' slip' if slip else ''}", old, new))
+            made.append((f"loops list N={n}{' slip' if slip else ''}", old, new, n <= REQUIRED["N"]))
+            old, new = loops.counted(n, slip)
+            made.append((f"loops counted N={n}{' slip' if slip else ''}", old, new, n <= REQUIRED["N"]))
+            old, new = loops.chain(n, slip)
+            made.append((f"loops chain N={n}{' lost separator' if slip else ''}", old, new, n <= REQUIRED["N"]))
     for slip in (False, True):
         old, new = loops.nested(0, slip)
-        made.append((f"loops nested{' lost separator' if slip else ''}", old, new))
+        made.append((f"loops nested{' lost separator' if slip else ''}", old, new, True))
+        old, new = loops.grid(slip)
+        made.append((f"loops grid{' swapped' if slip else ''}", old, new, True))
     for b in ([8, 32] if quick else [8, 32, 64]):
         for slip in (False, True):
             old, new = loops.flag_rows(b, b // 2 if slip else None)
-            made.append((f"loops rows B={b}{' slip' if slip else ''}", old, new))
+            made.append((f"loops rows B={b}{' slip' if slip else ''}", old, new, b <= REQUIRED["B"]))
             old, new, _ = branchy_pair(b, 7, slip=slip)
-            made.append((f"branchy B={b}{' slip' if slip else ''}", old, new))
+            made.append((f"branchy B={b}{' slip' if slip else ''}", old, new, b <= REQUIRED["B"]))
     out = []
-    for index, (name, old, new) in enumerate(made):
+    for index, (name, old, new, required) in enumerate(made):
         old_path, new_path = workdir / f"{index}-old.c", workdir / f"{index}-new.c"
         old_path.write_text(old)
         new_path.write_text(new)
-        out.append((name, old_path, new_path))
+        out.append((name, old_path, new_path, required))
     return out
 
 
@@ -212,15 +224,25 @@ def main() -> None:
         print(f"start-up (fmtcheck --help, median of {args.repeat}): {startup * 1000:.0f} ms")
         print(f"{'pair':44} {'verdict':22} {'ms':>7} {'x start-up':>10}")
         worst: dict[str, float] = {"proven": 0.0, "all": 0.0}
-        for name, old, new in fixture_pairs() + generated_pairs(args.quick, workdir):
+        required: dict[str, tuple[float, str]] = {"proven": (0.0, ""), "all": (0.0, "")}
+        pairs = [(name, old, new, True) for name, old, new in fixture_pairs()] + generated_pairs(args.quick, workdir)
+        for name, old, new, within in pairs:
             verdict = verdict_of(old, new)
             took = whole_process(["verify", str(old), str(new)], args.repeat)
             ratio = took / startup
             worst["all"] = max(worst["all"], ratio)
             if verdict.endswith("proven"):
                 worst["proven"] = max(worst["proven"], ratio)
-            print(f"{name:44} {verdict:22} {took * 1000:7.0f} {ratio:10.1f}")
+            for kind in ("all", "proven") if verdict.endswith("proven") else ("all",):
+                if within and ratio > required[kind][0]:
+                    required[kind] = (ratio, name)
+            print(f"{name:44} {verdict:22} {took * 1000:7.0f} {ratio:10.1f}{'' if within else '  (larger size)'}")
         print(f"worst verdict: {worst['all']:.1f}x start-up; worst proven: {worst['proven']:.1f}x")
+        print(f"required sizes (fixtures, N <= {REQUIRED['N']}, K <= {REQUIRED['K']}, B <= {REQUIRED['B']}): "
+              f"worst verdict {required['all'][0]:.1f}x ({required['all'][1]}) against 8x: "
+              f"{'holds' if required['all'][0] <= 8 else 'does not hold'}; worst proven "
+              f"{required['proven'][0]:.1f}x ({required['proven'][1]}) against 3x: "
+              f"{'holds' if required['proven'][0] <= 3 else 'does not hold'}")
         old, new = FIXTURES / "example" / "old.c", FIXTURES / "example" / "new-divergent.c"
         rate, detail = engine_rate(old, new)
         native = native_rate(old, new, workdir)

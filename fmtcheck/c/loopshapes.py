@@ -158,3 +158,44 @@ def chain(init, cond, update) -> Chain | None:
     if not _is_name(right.child_by_field_name("argument"), name):
         return None
     return Chain(name, _text(right.child_by_field_name("field")))
+
+
+_EXITS = frozenset({"break_statement", "return_statement", "goto_statement", "labeled_statement"})
+
+
+def runs_to_its_bound(body, names: set[str]) -> bool:
+    """Whether a counted loop's body surely runs every iteration: it has no break, return, goto
+    or label (anywhere, nested loops included), and assigns, increments or takes the address of
+    none of `names` (the counter and the variables its bound reads)."""
+    if body is None:
+        return True
+    if body.type in _EXITS:
+        return False
+    if body.type == "assignment_expression" and _root(body.child_by_field_name("left")) in names:
+        return False
+    if body.type == "update_expression" and _root(body.child_by_field_name("argument")) in names:
+        return False
+    if body.type == "pointer_expression" and _text(body.child_by_field_name("operator")) == "&" \
+            and _root(body.child_by_field_name("argument")) in names:
+        return False
+    if body.type == "call_expression" and body.child_by_field_name("function").type != "identifier":
+        return False  # a call through a pointer: what it is, is not known here
+    return all(runs_to_its_bound(c, names) for c in body.named_children)
+
+
+def names_in(node) -> set[str]:
+    if node.type == "identifier":
+        return {_text(node)}
+    return set().union(*(names_in(c) for c in node.named_children)) if node.named_children else set()
+
+
+def _root(node) -> str | None:
+    """The variable an lvalue writes through (`s->v[i].x`: s)."""
+    node = _strip(node)
+    while node is not None and node.type in ("field_expression", "subscript_expression", "pointer_expression",
+                                             "parenthesized_expression", "cast_expression"):
+        if node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        else:
+            node = node.child_by_field_name("argument") or (node.named_children[0] if node.named_children else None)
+    return _text(node) if node is not None and node.type == "identifier" else None

@@ -14,7 +14,9 @@ from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c.arith import as_int, branch
-from fmtcheck.c.types import usual
+from fmtcheck.c.types import conv, usual
+from fmtcheck.c.values import MAX_STEPS
+from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.values import CONTINUE, Frame, Free
 def row(f: Frame, c: Sym, then: Callable, alt: Callable | None, site: tuple, where: str) -> Any:
@@ -55,7 +57,8 @@ def merge(before: dict, a: dict, b: dict, c: Sym, site: tuple, where: str) -> di
 
 
 def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str | None,
-                   per_cpu: bool, step: Callable, invariant: Callable | None = None) -> Any:
+                   per_cpu: bool, step: Callable, invariant: Callable | None = None,
+                   count: tuple | None = None) -> Any:
     """A loop whose count is an input, traced once for a placeholder iteration: the trace is the
     proof's induction step. Variables the body assigns (an inner loop's iterator, a temporary
     declared before the loop) are unreadable in a second run of the body, which shows that no
@@ -79,7 +82,7 @@ def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str
             f.vars[name] = symbolic.Poison()
     if iterator is not None:
         f.vars[iterator] = symbolic.Poison()
-    ctx.out.add_item(("loop", loop_key, tuple(items)))
+    ctx.out.add_item(("loop", loop_key, tuple(items)) + ((count,) if count is not None else ()))
     return None
 
 
@@ -133,7 +136,8 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
         if not symbolic.same_value(as_int(bound.fn(f), f, bound.type, bound.text), limit):
             raise NotProvable(f"the body of {loop_key} changes its bound")
 
-    return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged)
+    count = (limit.tree, ("int", limit.bits, limit.signed), counter_type, compared)
+    return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged, count)
 
 
 def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callable) -> Any:
@@ -161,3 +165,24 @@ def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callabl
 
 def type_name(t: tuple) -> str:
     return f"{'s' if t[2] else 'u'}{t[1]}"
+
+
+class StepsForeseen(LimitExceeded):
+    """A test case ended before its loop ran: the count is past the steps left (see below)."""
+
+
+def past_the_step_bound(f: Frame, counter: str, counter_type: tuple, bound, where: str) -> None:
+    """Testing a counted loop whose body runs every iteration (`loopshapes.runs_to_its_bound`)
+    over a bound that only the caller's data sets: each iteration costs a step, so a count past
+    the steps left (or one the counter never reaches) ends the case at once, at the step bound
+    the run would reach, instead of after a run of 200,000 steps."""
+    if type(f.vars.get(counter)) is not int or f.vars[counter] != 0:
+        return
+    limit = as_int(bound.fn(f), f, bound.type, bound.text)
+    if type(limit) is not int:
+        return
+    compared = usual(counter_type, bound.type)
+    n = conv(limit, compared)
+    counter_max = (1 << (counter_type[1] - 1)) - 1 if counter_type[2] else (1 << counter_type[1]) - 1
+    if n > MAX_STEPS - f.ctx.steps or n - 1 > counter_max:
+        raise StepsForeseen(where, f"step limit reached ({MAX_STEPS} steps)")

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
-from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, row, symbolic_loop
+from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip
-from fmtcheck.c.types import FREE, S32, conv, type_size
+from fmtcheck.c.types import FREE, S32, U64, conv, type_size
 from fmtcheck.c.values import (
     BREAK,
     CONTINUE,
@@ -275,13 +276,14 @@ class StatementCompiler:
             self.stmt(init_node, scope) if init_node.type == "declaration" else self.expr(init_node, scope).fn)
         cond = self._cond(cond_node, scope) if cond_node is not None else (lambda f: True)
         update, step = self.expr(update_node, scope).fn if update_node is not None else None, self._step(node)
-        induction = induction_of(self, init_node, cond_node, update_node, body, scope, step)
+        induction, precheck = induction_of(self, node, body, scope, step)
 
         def run_for(f: Frame) -> Any:
             if init is not None:
                 init(f)
             if induction is not None and getattr(f.ctx.inputs, "symbolic", False) and induction(f) is not ORDINARY:
                 return None  # traced by induction (the loop item holds its iterations)
+            precheck(f)
             while cond(f):
                 step(f)
                 r = body(f)
@@ -500,15 +502,30 @@ def _array_size_text(decl, name: str) -> str | None:
     return size.text.decode("latin-1") if size is not None else None
 
 
-def induction_of(compiler, init_node, cond_node, update_node, body, scope, step):
-    """A counted loop or a pointer-chain walk the proof can take by induction (see
-    `fmtcheck.c.loopshapes`): a closure that traces it, or None for any other loop."""
+def induction_of(compiler, node, body, scope, step):
+    """For a counted loop or a pointer-chain walk (see `fmtcheck.c.loopshapes`): a closure that
+    traces it by induction in proof mode, and for a counted loop whose body runs every iteration,
+    one that ends a test case at once when the count is past the step bound (else a no-op)."""
+    init_node, cond_node, update_node = (node.child_by_field_name(name) for name in ("initializer", "condition", "update"))
     shape = loopshapes.counted(init_node, cond_node, update_node)
     if shape is not None and scope.get(shape.counter, (None,))[0] == "int":
         bound = compiler.expr(shape.bound, scope)
-        counter_type = scope[shape.counter]
-        return lambda f: counted_loop(f, shape.counter, counter_type, bound, body, step)
+        if bound.type[0] != "int":  # the type the comparison reads the bound in, as `binary` does
+            bound = dataclasses.replace(bound, type=compiler.space.hint(bound.text) or U64)
+        counter, counter_type, where = shape.counter, scope[shape.counter], compiler.where(node)
+        names = loopshapes.names_in(shape.bound) | {counter}
+        precheck = _no_precheck
+        if loopshapes.runs_to_its_bound(node.child_by_field_name("body"), names) and all(
+                scope.get(name, ("ptr",))[0] in ("ptr", "free") for name in names - {counter}):
+            def precheck(f: Frame) -> None:
+                if all(isinstance(f.vars.get(name), Free) for name in names - {counter}):
+                    past_the_step_bound(f, counter, counter_type, bound, where)
+        return (lambda f: counted_loop(f, counter, counter_type, bound, body, step)), precheck
     walk = loopshapes.chain(init_node, cond_node, update_node)
     if walk is not None and walk.cursor in scope:
-        return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
+        return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step)), _no_precheck
+    return None, _no_precheck
+
+
+def _no_precheck(f: Frame) -> None:
     return None

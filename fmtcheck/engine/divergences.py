@@ -61,7 +61,7 @@ def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes
     """The pending outcome of a case whose renderings differ; `known` are the discovered inputs."""
     read: dict[str, None] = {}
     for renderer in renderers:
-        renderer.reads(dict(env), read)
+        renderer.reads(type(env)(env), read)
     values = {key: env[key] for key in read if key in known}
     return PendingOutcome(RenderedOutput(rendered[0]), RenderedOutput(rendered[1]), values, source=inputs)
 

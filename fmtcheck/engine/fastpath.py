@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from fmtcheck.c.values import MAX_STEPS
 from fmtcheck.kernel import vsprintf
 
 LLONG_MIN = -(1 << 63)
@@ -120,7 +121,7 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
         mask = (1 << bits) - 1
         concrete = key_of(key)
         if concrete is not None:
-            return lambda env: _wrap(env[concrete(env)], bits, signed)
+            return lambda env: _wrap(_element(env, concrete(env)), bits, signed)
         if not signed:
             return lambda env: env[key] & mask
         return lambda env: _wrap(env[key], bits, True)
@@ -172,6 +173,8 @@ class Renderer:
                 self.keys.add((item[4], "str"))
             elif isinstance(item, tuple) and item[0] == "if":
                 self.keys.update((key, "int") for key in tree_keys(item[1]))
+            elif isinstance(item, tuple) and item[0] == "loop" and len(item) > 3:
+                self.keys.update((key, "int") for key in tree_keys(item[3][0]))
             elif isinstance(item, tuple) and item[0] == "loop":
                 self.keys.add((item[1], "loop"))
             elif isinstance(item, tuple) and item[0] != "event":
@@ -235,7 +238,8 @@ class Renderer:
         if kind == "if":
             return ("if", compile_tree(item[1]), Renderer(list(item[2]), depth), Renderer(list(item[3]), depth))
         if kind == "loop":
-            return ("loop", item[1], Renderer(list(item[2]), depth + 1), f"#{depth}")
+            count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
+            return ("loop", count, Renderer(list(item[2]), depth + 1), f"#{depth}", len(item) > 3)
         if kind == "ll":
             value = compile_tree(item[1])
 
@@ -276,10 +280,12 @@ class Renderer:
             if segment[0] == "if":
                 (segment[2] if segment[1](env) else segment[3]).reads(env, out)
             elif segment[0] == "loop":
-                for k in range(env[segment[1]]):
+                outer = _enter(env, segment[4])
+                for k in range(segment[1](env)):
                     env[segment[3]] = k
                     segment[2].reads(env, out)
                 env.pop(segment[3], None)
+                _leave(env, outer)
         return out
 
     def _render_into(self, env: dict, out: list, events: list, size: int) -> int:
@@ -295,12 +301,14 @@ class Renderer:
                 size = arm._render_into(env, out, events, size)
                 continue
             if head == "loop":
-                count = env[segment[1]]
+                count = segment[1](env)
                 placeholder = segment[3]
+                outer = _enter(env, segment[4])
                 for k in range(count):
                     env[placeholder] = k
                     size = segment[2]._render_into(env, out, events, size)
                 env.pop(placeholder, None)
+                _leave(env, outer)
                 continue
             if head == "call":
                 piece = segment[1](env)
@@ -310,6 +318,60 @@ class Renderer:
             out.append(piece)
             size += len(piece)
         return size
+
+
+# iterations a compiled counted loop renders at most: each costs the interpreter at least one step,
+# so a case past the step bound goes to the interpreter, which ends it there (see counted_loop)
+MAX_FAST_ITERATIONS = MAX_STEPS
+
+
+def counted_iterations(spec: tuple) -> Callable[[dict], int]:
+    """How often `for (i = 0; i < E; i++)` runs for the values in env: E in the comparison's type,
+    none when that is not positive; a count the counter cannot reach without wrapping, or one past
+    the step bound, is the interpreter's to decide."""
+    tree, (_, bits, signed), counter, compared = spec
+    value = compile_tree(tree)
+    counter_max = (1 << (counter[1] - 1)) - 1 if counter[2] else (1 << counter[1]) - 1
+
+    def count(env: dict) -> int:
+        n = _wrap(_wrap(value(env), bits, signed), compared[1], compared[2])
+        if n <= 0:
+            return 0
+        if n - 1 > counter_max or n > MAX_FAST_ITERATIONS:
+            raise Fallback("a loop count the interpreter decides")
+        return n
+
+    return count
+
+
+class ZeroDefaults(dict):
+    """The values of a case that leaves unnamed inputs at zero: there, a number a counted loop's
+    body reads from an element past the ones discovered (`s->v[5000]`) is 0, as the interpreter
+    gives it, instead of a fall back to the interpreter (a string element still falls back)."""
+
+
+_COUNTED = "#counted"  # set in env while a counted loop's body renders
+
+
+def _element(env: dict, key: str) -> int:
+    try:
+        return env[key]
+    except KeyError:
+        if type(env) is ZeroDefaults and _COUNTED in env:
+            return 0
+        raise
+
+
+def _enter(env: dict, counted: bool) -> Any:
+    outer = env.get(_COUNTED)
+    if counted:
+        env[_COUNTED] = True
+    return outer
+
+
+def _leave(env: dict, outer: Any) -> None:
+    if outer is None:
+        env.pop(_COUNTED, None)
 
 
 def compile_trace(items: list) -> Renderer | None:

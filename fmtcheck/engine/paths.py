@@ -6,7 +6,9 @@ fields, two structured items the interpreter emits when a side branches or loops
 - ``("if", cond, then_items, else_items)``: the side printed `then_items` when the expression tree
   `cond` is non-zero, `else_items` otherwise;
 - ``("loop", key, body_items)``: the body printed `body_items` once per iteration of the loop whose
-  count is the input `key`; the body's per-iteration inputs are named with a `#` placeholder.
+  count is the input `key`; the body's per-iteration inputs are named with a `#` placeholder. A
+  counted loop (`for (i = 0; i < E; i++)`) carries a fourth element, how its count follows from
+  the inputs: ``(E's tree, E's type, the counter's type, the comparison's type)``.
 
 `traces_equal` decides whether two such traces print the same bytes for every input. It walks both
 traces together, stripping what they share byte by byte. Two `if` rows on the same condition are
@@ -392,7 +394,7 @@ def _rotate(items: list) -> list | None:
     y = body[0][:n]
     new_body = _join(([body[0][n:]] if len(body[0]) > n else []) + body[1:] + [y])
     rest = ([after[n:]] if len(after) > n else []) + items[2:]
-    return [y, ("loop", loop[1], tuple(new_body))] + rest
+    return [y, ("loop", loop[1], tuple(new_body)) + tuple(loop[3:])] + rest
 
 
 def _join(items: list) -> list:

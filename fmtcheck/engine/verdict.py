@@ -23,6 +23,7 @@ from fmtcheck.c import cfront
 from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.c.program import Program
+from fmtcheck.c.rows import StepsForeseen
 from fmtcheck.c.coverage import Coverage
 from fmtcheck.c.symbolic import NotProvable
 from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
@@ -33,7 +34,8 @@ from fmtcheck.common.result import Divergence, Report, Result, SourceLine
 from fmtcheck.engine.compare import Outcome, display_key, unshared_call
 from fmtcheck.engine import divergences
 from fmtcheck.engine import paths
-from fmtcheck.engine.fastpath import Fallback, compile_trace
+from fmtcheck.engine import counts
+from fmtcheck.engine.fastpath import Fallback, ZeroDefaults, compile_trace
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.inputs import (
     HypothesisInputs,
@@ -231,6 +233,7 @@ class Runner:
         self.hypothesis_cases = 0
         self.side_reads = SideReads()
         self.over_bound: list[LimitExceeded] = []  # cases a per-case bound ended (see try_case)
+        self.costly_over_bound = 0
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
 
     # -- one case -------------------------------------------------------------------------
@@ -292,7 +295,7 @@ class Runner:
 
     def _environment(self, inputs) -> dict | None:
         if isinstance(inputs, VectorInputs):
-            env = dict(self._zeros()) if inputs.zero else dict(self._defaults())
+            env = ZeroDefaults(self._zeros()) if inputs.zero else dict(self._defaults())
             for key, value in inputs.values.items():
                 if key not in env or type(value) is not type(env[key]):
                     return None
@@ -344,6 +347,7 @@ class Runner:
         return self.defaults
 
     defaulted = 0
+    loop_bounds: frozenset[str] = frozenset()
 
     def run_slow(self, inputs) -> Outcome | None:
         """Both sides through the interpreter, the reference."""
@@ -382,14 +386,19 @@ class Runner:
     def try_case(self, inputs, stage: str) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
         if (self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES
-                or len(self.over_bound) >= MAX_OVER_BOUND):
+                or self.costly_over_bound >= MAX_OVER_BOUND):
             return False
+        if self.divergent and isinstance(inputs, VectorInputs) and counts.too_long_after_divergence(
+                inputs.values, self.loop_bounds):
+            return True
         try:
             outcome = self.run_case(inputs)
         except LimitExceeded as over:
             # one case too big to run (a loop over an input count near its maximum): the others
-            # still count, a difference they show stays realizable, but "equivalent" is not claimed
+            # still count, a difference they show stays realizable, but "equivalent" is not claimed;
+            # a case ended before it ran (a count past the step bound) costs nothing
             self.over_bound.append(over)
+            self.costly_over_bound += not isinstance(over, StepsForeseen)
             return True
         self._learn_kinds(inputs)
         if outcome is not None and not outcome.same:
@@ -435,7 +444,9 @@ class Runner:
         if not self.try_case(VectorInputs(zero=True), "zero"):
             return
         swept: set[str] = set()
-        while len(swept) < len(self.kinds):
+        # inputs later cases reveal are swept in turn, until a difference is found (a loop run
+        # longer reveals its elements: once the verdict is settled, sweeping them adds cases only)
+        while len(swept) < len(self.kinds) and not (swept and self.divergent):
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
             for vector in alone(fresh):
@@ -562,6 +573,7 @@ class Runner:
         except (UndefinedBehaviour, FmtcheckError) as why:
             return False, str(why)
         self.traces = (old_trace, new_trace)
+        self.loop_bounds = counts.loop_bounds(self.traces)
         proof = paths.TraceProof()
         if old_trace == new_trace or proof.traces_equal(old_trace, new_trace):
             return True, None
