@@ -160,7 +160,7 @@ def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callabl
         if not (isinstance(value, Free) and value.key == expected):
             raise NotProvable(f"the body of {loop_key} assigns its cursor {cursor}")
 
-    return symbolic_loop(f, loop_key, body, set_cursor, cursor, False, step, unchanged)
+    return symbolic_loop(f, loop_key, body, set_cursor, cursor, False, step, unchanged, ("chain", head.key, member))
 
 
 def type_name(t: tuple) -> str:

@@ -29,7 +29,7 @@ def loop_bounds(traces: tuple[list, list] | None) -> frozenset[str]:
             if not isinstance(item, tuple) or not item:
                 continue
             if item[0] == "loop":
-                if len(item) > 3:
+                if len(item) > 3 and item[3][0] != "chain":
                     found.update(tree_keys(item[3][0]))
                 walk(item[2])
             elif item[0] == "if":

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from fmtcheck.c.values import MAX_STEPS
+from fmtcheck.c.values import MAX_STEPS, past_chain_bound
 from fmtcheck.kernel import vsprintf
 
 LLONG_MIN = -(1 << 63)
@@ -85,7 +85,10 @@ def key_of(template: str) -> Callable[[dict], str] | None:
     """For an input key traced in a loop body or named by another input's value (see
     fmtcheck.c.values.value_key), the concrete key for the values in `env`; None for a plain key.
     A loop's placeholder itself (`#0`) is read from env as it is: the iteration's number."""
-    if _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
+    node = _chain_nodes_as_placeholders(template)
+    if node != template:
+        template = node  # `#0` alone then is the node's own key
+    elif _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
         return None
     pieces: list[str] = []
     getters: list[Callable[[dict], Any]] = []
@@ -108,6 +111,46 @@ def key_of(template: str) -> Callable[[dict], str] | None:
         first, second = getters
         return lambda env: fmt % (first(env), second(env))
     return lambda env: fmt % tuple(g(env) for g in getters)
+
+
+def _chain_nodes_as_placeholders(template: str) -> str:
+    """`chain(H->next)[#0]->name` (a node of a pointer-chain walk, see fmtcheck.c.rows.chain_loop)
+    as `#0->name`: while a chain loop renders, its placeholder holds the node's own key, the path
+    the interpreter names it by (`H->next->next`)."""
+    start = template.find("chain(")
+    if start < 0:
+        return template
+    depth, i = 0, start + len("chain")
+    while i < len(template):
+        depth += {"(": 1, ")": -1}.get(template[i], 0)
+        if depth == 0:
+            break
+        i += 1
+    m = re.match(r"\[(#\d+)\]", template[i + 1:])
+    if m is None:
+        return template
+    return template[:start] + m.group(1) + _chain_nodes_as_placeholders(template[i + 1 + m.end():])
+
+
+def chain_walk(spec: tuple) -> Callable[[dict], tuple[list[str], list[str]]]:
+    """The nodes `for (p = H; p; p = p->next)` visits for the values in env, as the interpreter
+    walks them (`H`, `H->next`, ... each an input that is NULL when 0; past MAX_CHAIN links the
+    next pointer is NULL), and the keys the walk reads."""
+    _, head, member = spec
+    concrete = key_of(head)  # a head inside another loop's body names that iteration's node
+    link = "->" + member
+
+    def walk(env: dict) -> tuple[list[str], list[str]]:
+        nodes: list[str] = []
+        key = head if concrete is None else concrete(env)
+        if key.startswith("&"):
+            raise Fallback("a pointer chain from an element of an array")
+        while not past_chain_bound(key) and _element(env, key):
+            nodes.append(key)
+            key += link
+        return nodes, nodes + ([key] if not past_chain_bound(key) else [])
+
+    return walk
 
 
 def compile_tree(tree: tuple) -> Callable[[dict], int]:
@@ -173,6 +216,8 @@ class Renderer:
                 self.keys.add((item[4], "str"))
             elif isinstance(item, tuple) and item[0] == "if":
                 self.keys.update((key, "int") for key in tree_keys(item[1]))
+            elif isinstance(item, tuple) and item[0] == "loop" and len(item) > 3 and item[3][0] == "chain":
+                self.keys.add((item[3][1], "int"))
             elif isinstance(item, tuple) and item[0] == "loop" and len(item) > 3:
                 self.keys.update((key, "int") for key in tree_keys(item[3][0]))
             elif isinstance(item, tuple) and item[0] == "loop":
@@ -238,8 +283,12 @@ class Renderer:
         if kind == "if":
             return ("if", compile_tree(item[1]), Renderer(list(item[2]), depth), Renderer(list(item[3]), depth))
         if kind == "loop":
+            body = Renderer(list(item[2]), depth + 1)
+            if len(item) > 3 and item[3][0] == "chain":
+                walk = chain_walk(item[3])
+                return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk)
             count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
-            return ("loop", count, Renderer(list(item[2]), depth + 1), f"#{depth}", len(item) > 3)
+            return ("loop", lambda env: range(count(env)), body, f"#{depth}", len(item) > 3, None)
         if kind == "ll":
             value = compile_tree(item[1])
 
@@ -281,7 +330,9 @@ class Renderer:
                 (segment[2] if segment[1](env) else segment[3]).reads(env, out)
             elif segment[0] == "loop":
                 outer = _enter(env, segment[4])
-                for k in range(segment[1](env)):
+                if segment[5] is not None:
+                    out.update(dict.fromkeys(segment[5](env)[1]))
+                for k in segment[1](env):
                     env[segment[3]] = k
                     segment[2].reads(env, out)
                 env.pop(segment[3], None)
@@ -301,10 +352,9 @@ class Renderer:
                 size = arm._render_into(env, out, events, size)
                 continue
             if head == "loop":
-                count = segment[1](env)
                 placeholder = segment[3]
                 outer = _enter(env, segment[4])
-                for k in range(count):
+                for k in segment[1](env):
                     env[placeholder] = k
                     size = segment[2]._render_into(env, out, events, size)
                 env.pop(placeholder, None)

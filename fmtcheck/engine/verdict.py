@@ -275,6 +275,11 @@ class Runner:
             return outcome
         return self.run_slow(inputs)
 
+    def fast_outcome(self, inputs: VectorInputs) -> Outcome | None:
+        """A vector through the compiled traces alone (SAME, a pending outcome, or None when they
+        cannot take it), counted as no case: a shrinking trial."""
+        return self._run_fast(inputs) if self.fast is not None else None
+
     def _run_fast(self, inputs) -> Outcome | None:
         """Both sides through their compiled traces: SAME when the bytes are equal, a pending
         outcome (confirmed by the interpreter if reported) when a vector's bytes differ and no

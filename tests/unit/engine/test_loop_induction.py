@@ -126,3 +126,73 @@ def test_swapped_nested_counters_do_not_align():
     old = show("\tint j;\n\n\tfor (i = 0; i < s->n; i++)\n\t\tfor (j = 0; j < s->n; j++)\n" + inner)
     new = show("\tint j;\n\n\tfor (j = 0; j < s->n; j++)\n\t\tfor (i = 0; i < s->n; i++)\n" + inner)
     assert proof(old, new)[0] is False
+
+
+# -- testing what the rule cannot prove ----------------------------------------------------------
+
+
+def test_a_counted_loop_with_a_width_slip_is_divergent_on_one_element():
+    result = verdict(*counted(1, slip=True))
+    assert result.verdict == "divergent"
+    div = result.divergences[0]
+    assert div.counterexample == {"s->n": 1, "s->v0[0]": 0}, div.counterexample
+    assert (div.expected, div.actual) == (b"0:        0", b"0:       0")
+
+
+def test_a_chain_walk_that_loses_a_separator_is_divergent_on_one_node():
+    result = verdict(*chain(1, lose_separator=True))
+    assert result.verdict == "divergent"
+    div = result.divergences[0]
+    assert div.counterexample["t->first"] == 1 and div.counterexample["t->first->next"] == 0
+    assert (div.expected, div.actual) == (b" 0", b"0")
+
+
+def runner_of(old: str, new: str) -> Runner:
+    units = cfront.parse_unit(old.encode(), "old"), cfront.parse_unit(new.encode(), "new")
+    space = InputSpace(16)
+    for unit in units:
+        collect_hints(unit, space)
+    return Runner(*[side_of(unit, space, next(iter(unit.functions)), label)
+                    for unit, label in zip(units, ("old", "new"))])
+
+
+def test_a_count_past_the_step_bound_ends_the_case_before_the_loop_runs():
+    from fmtcheck.c.rows import StepsForeseen
+    from fmtcheck.engine.inputs import VectorInputs
+
+    runner = runner_of(*counted(2, slip=True))
+    with pytest.raises(StepsForeseen):
+        runner.run_slow(VectorInputs({"m->private->n": 10 ** 9}, zero=True))
+    # a body that may leave early runs as C does (here: to its first iteration's break)
+    body = '\t{\n\t\tseq_printf(m, " %llu", s->v[i]);\n\t\tif (s->v[i])\n\t\t\tbreak;\n\t}\n'
+    runner = runner_of(show(COUNTED + body), show(COUNTED + body))
+    outcome = runner.run_slow(VectorInputs({"m->private->n": 10 ** 9, "m->private->v[0]": 7}, zero=True))
+    assert outcome.old.data == b" 7"
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 40])
+def test_a_compiled_counted_loop_prints_what_the_interpreter_prints(n):
+    """The fast path's count (the bound in the comparison's type) and its elements past those
+    discovered (0 in a zero case) against the interpreter, case by case."""
+    from fmtcheck.engine.fastpath import ZeroDefaults, compile_trace
+    from fmtcheck.engine.inputs import VectorInputs
+
+    old, new = counted(2, slip=True)
+    runner = runner_of(old, new)
+    assert runner.prove()[0] is False
+    values = {"m->private->n": n, "m->private->v0[1]": 123456789, "m->private->v1[2]": 5}
+    slow = runner.run_slow(VectorInputs(dict(values), zero=True))
+    env = ZeroDefaults({"m->private->n": 0})
+    env.update(values)
+    for trace, side in zip(runner.traces, (slow.old, slow.new)):
+        assert compile_trace(trace).render(env)[0] == side.data
+
+
+def test_a_count_the_fast_path_cannot_run_goes_to_the_interpreter():
+    """`s->n` is read as an unsigned long here: -1 is 2^64 - 1 iterations, past the step bound."""
+    from fmtcheck.engine.fastpath import Fallback, ZeroDefaults, compile_trace
+
+    runner = runner_of(*counted(2, slip=True))
+    runner.prove()
+    with pytest.raises(Fallback):
+        compile_trace(runner.traces[0]).render(ZeroDefaults({"m->private->n": -1}))
