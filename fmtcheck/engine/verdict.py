@@ -211,6 +211,12 @@ def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: s
     return Side(program, name, program.signatures[name])
 
 
+def _fast_outcome(runner: "Runner", inputs: VectorInputs) -> Outcome | None:
+    """A vector through the compiled traces alone (SAME, a pending outcome, or None when they
+    cannot take it), counted as no case: a shrinking trial (`Runner.fast_outcome`)."""
+    return runner._run_fast(inputs) if runner.fast is not None else None
+
+
 class Runner:
     """Runs cases through both sides, in the planned order, and collects what differs."""
 
@@ -274,11 +280,6 @@ class Runner:
             self.budget.charge(1)
             return outcome
         return self.run_slow(inputs)
-
-    def fast_outcome(self, inputs: VectorInputs) -> Outcome | None:
-        """A vector through the compiled traces alone (SAME, a pending outcome, or None when they
-        cannot take it), counted as no case: a shrinking trial."""
-        return self._run_fast(inputs) if self.fast is not None else None
 
     def _run_fast(self, inputs) -> Outcome | None:
         """Both sides through their compiled traces: SAME when the bytes are equal, a pending
@@ -353,6 +354,7 @@ class Runner:
 
     defaulted = 0
     loop_bounds: frozenset[str] = frozenset()
+    fast_outcome = _fast_outcome
 
     def run_slow(self, inputs) -> Outcome | None:
         """Both sides through the interpreter, the reference."""
@@ -393,15 +395,13 @@ class Runner:
         if (self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES
                 or self.costly_over_bound >= MAX_OVER_BOUND):
             return False
-        if self.divergent and isinstance(inputs, VectorInputs) and counts.too_long_after_divergence(
-                inputs.values, self.loop_bounds):
+        if self.divergent and counts.too_long_after_divergence(getattr(inputs, "values", {}), self.loop_bounds):
             return True
         try:
             outcome = self.run_case(inputs)
         except LimitExceeded as over:
             # one case too big to run (a loop over an input count near its maximum): the others
-            # still count, a difference they show stays realizable, but "equivalent" is not claimed;
-            # a case ended before it ran (a count past the step bound) costs nothing
+            # still count, a difference they show stays realizable, but "equivalent" is not claimed
             self.over_bound.append(over)
             self.costly_over_bound += not isinstance(over, StepsForeseen)
             return True
@@ -445,12 +445,10 @@ class Runner:
         return result
 
     def planned_search(self) -> None:
-        """Stages 1-3 of `fmtcheck.engine.search`, repeated for inputs that later cases reveal."""
+        """Stages 1-3 of `fmtcheck.engine.search`, repeated for inputs later cases reveal, until one differs."""
         if not self.try_case(VectorInputs(zero=True), "zero"):
             return
         swept: set[str] = set()
-        # inputs later cases reveal are swept in turn, until a difference is found (a loop run
-        # longer reveals its elements: once the verdict is settled, sweeping them adds cases only)
         while len(swept) < len(self.kinds) and not (swept and self.divergent):
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
