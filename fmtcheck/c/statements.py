@@ -276,14 +276,13 @@ class StatementCompiler:
             self.stmt(init_node, scope) if init_node.type == "declaration" else self.expr(init_node, scope).fn)
         cond = self._cond(cond_node, scope) if cond_node is not None else (lambda f: True)
         update, step = self.expr(update_node, scope).fn if update_node is not None else None, self._step(node)
-        induction, precheck = induction_of(self, node, body, scope, step)
+        entry = loop_entry(*induction_of(self, node, body, scope, step))
 
         def run_for(f: Frame) -> Any:
             if init is not None:
                 init(f)
-            if induction is not None and getattr(f.ctx.inputs, "symbolic", False) and induction(f) is not ORDINARY:
+            if entry(f) is not ORDINARY:
                 return None  # traced by induction (the loop item holds its iterations)
-            precheck(f)
             while cond(f):
                 step(f)
                 r = body(f)
@@ -525,6 +524,18 @@ def induction_of(compiler, node, body, scope, step):
     if walk is not None and walk.cursor in scope:
         return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step)), _no_precheck
     return None, _no_precheck
+
+
+def loop_entry(induction, precheck) -> Callable[[Frame], Any]:
+    """What a `for` loop does after its initializer: in proof mode, trace it by induction where
+    its shape allows (ORDINARY when not); in testing, the step-bound precheck, then ORDINARY."""
+    def entry(f: Frame) -> Any:
+        if induction is not None and getattr(f.ctx.inputs, "symbolic", False):
+            return induction(f)
+        precheck(f)
+        return ORDINARY
+
+    return entry
 
 
 def _no_precheck(f: Frame) -> None:
