@@ -59,6 +59,7 @@ from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
 from fmtcheck.patch.configs import name_the_configuration
+from fmtcheck.patch.literal import literal_stretches, stretch_function
 from fmtcheck.patch.tokens import same_program
 from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
@@ -641,12 +642,29 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
                 "the same program, proven without running it")
         result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
     else:
-        result = engine(old_src, new_src)
+        result = _by_literal_stretches(old_src, new_src, subject, options) or engine(old_src, new_src)
     if undeclared_local(result) is not None and candidate.old is not None and candidate.new is not None:
         result = judge_for_every_type(result, (old_src, candidate.old.text), (new_src, candidate.new.text), engine)
     result.subject = subject
     result.notes.extend(note for note in _rebuild_notes(candidate) if note not in result.notes)
     return _unless_values_reach_gaps(result, candidate)
+
+
+def _by_literal_stretches(old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result | None:
+    """Equivalent when the sides differ only in stretches of statements that print literals and
+    each stretch prints the same on both sides (`fmtcheck.patch.literal`); None otherwise, and
+    the whole function goes to the engine (which also gives a difference its counterexample)."""
+    stretches = literal_stretches(old_src, new_src)
+    if not stretches:
+        return None
+    for seq, old_body, new_body in stretches:
+        one = _engine_result("__fmtcheck_stretch", stretch_function(seq, old_body), stretch_function(seq, new_body),
+                             subject, options)
+        if one.verdict != "equivalent" or one.method != "proven":
+            return None
+    note = (f"the two sides differ only in {len(stretches)} stretch(es) of statements that print literals, each "
+            "proven to print the same bytes; the rest is the same C tokens")
+    return Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "literal-stretches"})
 
 
 def _engine_result(name: str, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
