@@ -123,18 +123,44 @@ def _git(*args: str) -> str:
     return out.stdout.decode("latin-1").strip() if out.returncode == 0 else ""
 
 
+# what verify_sources runs: the layers below the front ends (pyproject.toml's import-linter
+# contracts: common < kernel < c < engine); patch/, layout/, reads/, impact/ cannot change a verdict here
+ENGINE_PATHS = ("fmtcheck/__init__.py", "fmtcheck/common", "fmtcheck/kernel", "fmtcheck/c", "fmtcheck/engine")
+
+
+def engine_of(commit: str) -> str:
+    """The engine of a commit: a digest of the git ids of ENGINE_PATHS there ('' if unknown)."""
+    ids = [_git("rev-parse", f"{commit}:{path}") for path in ENGINE_PATHS]
+    return hashlib.sha256(" ".join(ids).encode()).hexdigest()[:12] if all(ids) else ""
+
+
 def engine_identity() -> tuple[str, str]:
-    """(engine, commit): the git tree id of fmtcheck/ (plus a digest of uncommitted changes to it),
-    and the commit checked out. A commit that changes only benchmarks or docs keeps the engine."""
-    tree = (_git("rev-parse", "HEAD:fmtcheck") or "unknown")[:12]
-    diff = _git("diff", "HEAD", "--", "fmtcheck")
-    untracked = _git("ls-files", "-o", "--exclude-standard", "--", "fmtcheck")
+    """(engine, commit) of the checkout: engine_of(HEAD), plus a digest of uncommitted changes to
+    ENGINE_PATHS. A commit that changes only front ends, benchmarks or docs keeps the engine."""
+    engine = engine_of("HEAD") or "unknown"
+    diff = _git("diff", "HEAD", "--", *ENGINE_PATHS)
+    untracked = _git("ls-files", "-o", "--exclude-standard", "--", *ENGINE_PATHS)
     if diff or untracked:
         digest = hashlib.sha256(diff.encode("latin-1"))
         for name in untracked.splitlines():
             digest.update((ROOT / name).read_bytes())
-        tree += "+dirty-" + digest.hexdigest()[:10]
-    return tree, _git("rev-parse", "--short", "HEAD")
+        engine += "+dirty-" + digest.hexdigest()[:10]
+    return engine, _git("rev-parse", "--short", "HEAD")
+
+
+def with_engines(records: list[dict]) -> list[dict]:
+    """The records with each clean record's engine recomputed from its commit (so records of
+    runs that named the engine another way, or of commits with the same engine, agree)."""
+    cache: dict[str, str] = {}
+    out = []
+    for r in records:
+        commit, engine = r.get("commit"), r.get("engine") or ""
+        if commit and "+dirty" not in engine:
+            if commit not in cache:
+                cache[commit] = engine_of(commit) or engine
+            r = {**r, "engine": cache[commit]}
+        out.append(r)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +393,7 @@ class Journal:
     """The JSON-lines file: what it already holds (for --resume) and each new record, flushed."""
 
     def __init__(self, path: Path, resume: bool, engine: str, commit: str, verbose: bool) -> None:
-        self.records = read_records(path.read_text(encoding="latin-1")) if resume and path.exists() else []
+        self.records = with_engines(read_records(path.read_text(encoding="latin-1"))) if resume and path.exists() else []
         self.file = path.open("a" if resume else "w", encoding="latin-1")
         self.engine, self.commit, self.verbose = engine, commit, verbose
         self.count = 0
@@ -470,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_report(args) -> int:
-    text = render_report(read_records(args.out.read_text(encoding="latin-1")), args.engine)
+    text = render_report(with_engines(read_records(args.out.read_text(encoding="latin-1"))), args.engine)
     if str(args.report) == "-":
         sys.stdout.write(text)
     else:
