@@ -437,8 +437,10 @@ def run_phase(journal: Journal, phase: str, ids: list[str], items: Iterable[Task
 
 
 def decided_printers(journal: Journal, printers: list[Printer], limit: int) -> list[Printer]:
-    """The first `limit` printers (by key) this engine decided: the ones the mutants start from."""
-    _, judged = latest(journal.records, journal.engine)
+    """The first `limit` printers (by key) whose latest judgement in the file, by any engine, is
+    decided: the mutants start from them (a mutant judged by another engine than its function
+    still counts: killed only when divergent)."""
+    _, judged = latest(journal.records)
     ok = [p for p in printers if ("function", p.key) in judged and outcome(judged[("function", p.key)]) == "decided"]
     return sorted(ok, key=lambda p: p.key)[:limit]
 
@@ -486,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         base = decided_printers(journal, printers, args.mutants)
         items = list(mutant_tasks(tree, base))
         run_phase(journal, "mutants", [i.record["id"] if isinstance(i, Task) else i["id"] for i in items], items,
-                  meta, args)
+                  {**meta, "base": [p.key for p in base]}, args)
     if args.pair_tree:
         pairs = pair_tasks(tree, args.pair_tree.resolve(), printers, args.paths)
         run_phase(journal, "pairs", [t.record["id"] for t in pairs], pairs,
