@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.kernel_report import OPERATORS
 from benchmarks.kernel_rewrite import (
     CONVERSION, Piece, Printer, encode_c_string, format_of, printf_statements, split_format,
 )
