@@ -182,8 +182,9 @@ def mutants_section(plan: dict | None, judged: dict[tuple, dict]) -> list[str]:
     if plan is None:
         return []
     rows = [judged[("mutant", i)] for i in plan["ids"] if ("mutant", i) in judged]
-    lines = [f"### Mutants of real functions: {len(rows)} of {len(plan['ids'])} judged"
+    lines = [f"### Mutants of real functions ({plan.get('tree')}): {len(rows)} of {len(plan['ids'])} judged"
              + ("" if len(rows) == len(plan["ids"]) else " (partial)"), "",
+             f"Mutated: the first {len(plan.get('base') or [])} functions (by name) the file's latest records decide.", "",
              f"Engines: {engines_line([r for r in rows if r['status'] != 'excluded'])}.", "",
              "Kill rate = killed / (mutants - excluded); an undecided mutant counts against it.", "",
              "| operator | sites | excluded | mutants | killed | survived (equivalent) | undecided | kill rate |",
