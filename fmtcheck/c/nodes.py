@@ -46,6 +46,16 @@ def declarator_name(d) -> str | None:
     return d.text.decode("latin-1") if d is not None else None
 
 
+def object_is_const(decl, declarator) -> bool:
+    """Whether the declared object itself is const (`const int x`, `const struct s t[]`,
+    `char *const p`), not only what it points to (`const char *names[]`)."""
+    d = declarator
+    while d is not None and d.type == "array_declarator":
+        d = d.child_by_field_name("declarator")
+    holder = d if d is not None and d.type == "pointer_declarator" else decl
+    return any(c.type == "type_qualifier" and c.text == b"const" for c in holder.children)
+
+
 def callee(call) -> str | None:
     fnode = call.child_by_field_name("function")
     return fnode.text.decode("latin-1") if fnode is not None and fnode.type == "identifier" else None

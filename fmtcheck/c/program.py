@@ -27,13 +27,13 @@ from fmtcheck.c import cfront, headers
 from fmtcheck.c.calls import CallCompiler
 from fmtcheck.c.expressions import ExpressionCompiler
 from fmtcheck.c.hints import InputSpace
-from fmtcheck.c.nodes import declarator_name, seq_file_names
+from fmtcheck.c.nodes import declarator_name, object_is_const, seq_file_names
 from fmtcheck.c.operators import OperatorCompiler
 from fmtcheck.c.statements import StatementCompiler
 from fmtcheck.c.tables import DataCompiler
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import BASE_TYPES, FREE, S32, S64, U64, conv
-from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Goto, LocalStruct, Mem, Return, convert_arg
+from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Free, Goto, LocalStruct, Mem, Return, convert_arg
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 from fmtcheck.kernel.primitives import PRIMITIVES
 
@@ -63,6 +63,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.enums: dict[str, int] = {}
         self._compile_enums()
         self.unfolded_size: str | None = None  # the size text of the array being declared, when unfolded
+        self.kernel_state: set[str] = set()  # file-scope variables whose value is the kernel's state
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -237,7 +238,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
     # -- globals --------------------------------------------------------------------------
     def _compile_global(self, decl) -> None:
         for child in decl.children:
-            if child.type not in ("init_declarator", "identifier", "array_declarator"):
+            if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator"):
                 continue
             d = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
             name = declarator_name(d)
@@ -247,8 +248,12 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             self.note_unfolded_size(decl, name, t)
             self.current_decl = decl
-            if init is None and t[0] == "int":
-                continue  # a global the file does not initialise is the kernel's state: an input by name
+            if is_kernel_state(decl, d, t, init):
+                # whatever the file initialised it to, other code changes it before the printer
+                # runs: an input by name, and no difference may hang on its value (engine.sharing)
+                self.kernel_state.add(name)
+                self.globals[name] = (file_scope(state_reader(name, t), name), t)
+                continue
             if init is None and t[0] == "struct" and t[1] != "seq_file":
                 self.globals[name] = (file_scope(lambda f, name=name: LocalStruct(name), name), t)  # by name
                 continue
@@ -258,6 +263,25 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 self.globals[name] = (file_scope(self._initializer(t, init, {}, name), name), t)
             except Inconclusive as err:
                 self.unmodelled[name] = err
+
+
+def is_kernel_state(decl, declarator, t: tuple, init) -> bool:
+    """A file-scope variable the code may change at run time: not const, and a number, a
+    pointer, or an array of them that the file does not initialise (an initialised table keeps
+    its contents: the kernel's tables are read-only in practice, and a table taken as free data
+    would make divergent a rewrite that relies on its strings)."""
+    if object_is_const(decl, declarator):
+        return False
+    if t[0] in ("int", "ptr"):
+        return True
+    return t[0] == "array" and init is None and t[1][0] in ("int", "ptr")
+
+
+def state_reader(name: str, t: tuple) -> Callable[[Frame], Any]:
+    """The kernel's state by name: a number of its declared type, else the data it points at."""
+    if t[0] == "int":
+        return lambda f: f.ctx.inputs.int_input(name, t)
+    return lambda f: Free(name)
 
 
 def file_scope(make: Callable[[Frame], Any], name: str) -> Callable[[Frame], Any]:

@@ -140,18 +140,48 @@ def _key_name(key: str) -> str | None:
     return names[-1] if names else None
 
 
-def one_sided_reason(keys: list[str], where: str | None) -> str:
+def one_sided_reason(keys: list[str], where: str | None, state: list[str] | None = None) -> str:
     shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
     place = f"{where}: " if where else ""
+    if state:
+        return (f"{place}the outputs differ only for some values of {shown}, read from "
+                f"{', '.join(state)}: the kernel's state (a file-scope variable that other code may "
+                "change; its value when the printer runs is not known, and the file's initial value may be "
+                "the only one it ever holds): no difference from inputs both sides share is shown")
     return (f"{place}the outputs differ only for some values of {shown}, which one side reads and the "
             "other never does (a call, field or table of one side, or a local read before it is set): "
             "no difference from inputs both sides share is shown")
 
 
+def unshared_keys(runner: Any) -> set[str]:
+    """Keys no difference may hang on: those one side alone reads, and the kernel's state that
+    both read (a file-scope variable other code changes: the value the model draws is no fact
+    about the kernel, and the file's initializer may be the only value it ever holds)."""
+    reads = runner.side_reads
+    state = set()
+    for side in (runner.old, runner.new):
+        state |= getattr(side.program, "kernel_state", set())
+    held = {k for k in reads.old | reads.new if _root(k) in state} if state else set()
+    return reads.one_sided() | held
+
+
+def state_roots(runner: Any, keys: list[str]) -> list[str]:
+    """The file-scope variables of the kernel's state that KEYS are read from."""
+    state = set()
+    for side in (runner.old, runner.new):
+        state |= getattr(side.program, "kernel_state", set())
+    return sorted({root for root in map(_root, keys) if root in state})
+
+
+def _root(key: str) -> str | None:
+    match = _NAME.match(key)
+    return match.group(0) if match else None
+
+
 def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], list[str]]:
     """The outcomes of a `Runner` whose difference does not hang on a key only one side reads,
     and the one-sided keys the first of the others needs."""
-    unshared = runner.side_reads.one_sided()
+    unshared = unshared_keys(runner)
     if not unshared:
         return outcomes, []
     kept = [o for o in outcomes if o.reads is not None and not any(k in unshared for k in outcome_reads(o))]
@@ -162,7 +192,7 @@ def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], li
         outcome = _interpreted(runner, candidate)
         if outcome is None:
             continue
-        unshared = runner.side_reads.one_sided()
+        unshared = unshared_keys(runner)
         keys = hangs_on(runner, outcome, unshared)
         if not keys:
             return [outcome], needed  # one realizable difference decides; the report shows it

@@ -47,7 +47,7 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
-from fmtcheck.engine.sharing import SideReads, key_where, one_sided_reason, shared_only
+from fmtcheck.engine.sharing import SideReads, key_where, one_sided_reason, shared_only, state_roots
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
@@ -630,7 +630,8 @@ def parameter_key(old: Side, index: int, name: str) -> str:
 def one_sided_result(runner: "Runner", result: Result, keys: list[str]) -> Result:
     """Inconclusive: every difference found hangs on inputs only one side reads."""
     shown = [display_key(k, runner.aliases) for k in keys]
-    result.verdict, result.reason = "inconclusive", one_sided_reason(shown, key_where(runner, keys))
+    state = state_roots(runner, keys)
+    result.verdict, result.reason = "inconclusive", one_sided_reason(shown, key_where(runner, keys), state)
     result.extra["decided_by"] = "construct"
     return result
 
@@ -681,6 +682,7 @@ def undeclared_width(runner: "Runner") -> str | None:
     """Why equivalence is not established for every type an undeclared input may have."""
     space = runner.old.program.space
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
+    params |= runner.old.program.kernel_state | runner.new.program.kernel_state  # declared at file scope
     for key in runner.kinds:
         conflict = space.width_conflicts.get(_norm_key(key))
         if conflict is None or key in params:

@@ -246,3 +246,41 @@ def test_the_callers_pointer_may_point_at_a_files_global():
     assert run(old, new).verdict == "equivalent"
     never = show('\tstruct foo *clnt = v;\n\n\tseq_printf(m, ",port=%u", clnt->port);\n', before)
     assert run(old, never).verdict != "equivalent"
+
+
+# -- the kernel's state: file-scope variables other code changes ---------------------------------
+
+QOS = "struct foo_qos { struct foo_qos *next; int pcr; };\n"
+WALK = ('\tstruct foo_qos *q = foo_qos_head;\n\n\twhile (q != NULL) {\n\t\tseq_printf(m, "%-7d\\n", q->pcr);\n'
+        '\t\tq = q->next;\n\t}\n')
+
+
+def test_a_static_pointer_initialised_to_null_is_not_null_when_the_printer_runs():
+    """atm_mpoa_disp_qos's shape (j15b's mutants): `static struct qos *head = NULL;` that other
+    functions of the file fill; taken as its initializer, a width change was "proven"."""
+    for declared in ("static struct foo_qos *foo_qos_head = NULL;\n", "static struct foo_qos *foo_qos_head;\n"):
+        old, new = show(WALK, QOS + declared), show(WALK.replace("%-7d", "%-8d"), QOS + declared)
+        verdict, reason = verdict_and_reason(old, new)
+        assert verdict == "inconclusive" and "foo_qos_head" in reason and "kernel's state" in reason, reason
+
+
+def test_a_static_counter_array_is_not_zero_when_the_printer_runs():
+    before = "static unsigned long foo_counts[4];\n"
+    old = show('\tseq_printf(m, "%lu %lu\\n", foo_counts[0], foo_counts[1]);\n', before)
+    new = show('\tseq_printf(m, "%ld %lu\\n", foo_counts[0], foo_counts[1]);\n', before)
+    assert verdict_and_reason(old, new)[0] != "equivalent"
+
+
+def test_a_static_int_with_an_initializer_is_state_but_a_faithful_rewrite_is_still_equivalent():
+    before = "static int foo_level = 3;\n"
+    old = show('\tseq_printf(m, "level %d\\n", foo_level);\n', before)
+    assert run(old, show('\tseq_printf(m, "level %u\\n", foo_level);\n', before)).verdict != "equivalent"
+    new = show('\tseq_puts(m, "level");\n\tseq_put_decimal_ll(m, " ", foo_level);\n\tseq_putc(m, \'\\n\');\n', before)
+    result = run(old, new)
+    assert result.verdict == "equivalent", result.reason
+
+
+def test_a_const_global_keeps_its_initializer():
+    before = "static const int foo_level = 3;\n"
+    old = show('\tseq_printf(m, "level %d\\n", foo_level);\n', before)
+    assert run(old, show('\tseq_printf(m, "level %u\\n", foo_level);\n', before)).verdict == "equivalent"
