@@ -11,7 +11,7 @@ must not change with ``-n``), how many items each worker ran, and the sum and la
 ``time`` of the items: the judging time pytest records. It measures and prints; it asserts nothing.
 
     python benchmarks/plugin_xdist.py [--size 20] [--workers 2 [--workers 4]] [--repeat 1]
-                                      [--bytecode env|warm|both] [--max-examples N] [--trees OLD NEW]
+                                      [--bytecode env|warm|both] [--max-examples N] [--trees OLD NEW [--with-tree]]
 """
 
 from __future__ import annotations
@@ -137,12 +137,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="--fmtcheck-max-examples for every run (default: the plugin's, 200)")
     parser.add_argument("--trees", nargs=2, type=Path, metavar=("OLD", "NEW"),
                         help="instead of the fixtures, real patches: diffs of the output files of two kernel trees")
+    parser.add_argument("--with-tree", action="store_true",
+                        help="with --trees: judge with --fmtcheck-tree OLD (whole functions, as a reviewer in a checkout)")
     parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
                         help="as the environment is, with a warm bytecode cache, or both (default)")
     args = parser.parse_args(argv)
     settings = [0] + (args.workers or [2])
     caches = ["env", "warm"] if args.bytecode == "both" else [args.bytecode]
     extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
+    if args.with_tree and args.trees:
+        extra.append(f"--fmtcheck-tree={args.trees[0]}")
     print(f"pytest plugin on a queue of {args.size} {'kernel' if args.trees else 'fixture'} patches ({os.cpu_count()} CPUs, "
           f"best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
           f"load average {os.getloadavg()[0]:.1f} at start)")
