@@ -242,8 +242,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 continue
             d = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
             name = declarator_name(d)
-            if not name:
-                continue
+            if not name or declares_function(d):
+                continue  # a prototype (`static struct foo *get_foo(int);`): no variable
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             self.note_unfolded_size(decl, name, t)
@@ -263,6 +263,15 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 self.globals[name] = (file_scope(self._initializer(t, init, {}, name), name), t)
             except Inconclusive as err:
                 self.unmodelled[name] = err
+
+
+def declares_function(declarator) -> bool:
+    """Whether a declarator declares a function (`*get_foo(int i)`), not a pointer variable; a
+    pointer to a function (`(*show)(...)`) is a variable."""
+    d = declarator
+    while d is not None and d.type in ("pointer_declarator", "array_declarator"):
+        d = d.child_by_field_name("declarator")
+    return d is not None and d.type == "function_declarator"
 
 
 def is_kernel_state(decl, declarator, t: tuple, init) -> bool:

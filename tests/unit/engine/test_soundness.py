@@ -284,3 +284,11 @@ def test_a_const_global_keeps_its_initializer():
     before = "static const int foo_level = 3;\n"
     old = show('\tseq_printf(m, "level %d\\n", foo_level);\n', before)
     assert run(old, show('\tseq_printf(m, "level %u\\n", foo_level);\n', before)).verdict == "equivalent"
+
+
+def test_a_prototype_returning_a_pointer_is_no_variable_of_the_kernels_state():
+    before = "struct foo { int x; };\nstatic struct foo *foo_get(int i);\n"
+    old = show('\tseq_printf(m, "%d\\n", foo_get(1)->x);\n', before)
+    new = show('\tseq_printf(m, "%d\\n", foo_get(2)->x);\n', before)
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict != "equivalent" and "kernel's state" not in reason, reason
