@@ -158,18 +158,19 @@ def unshared_keys(runner: Any) -> set[str]:
     both read (a file-scope variable other code changes: the value the model draws is no fact
     about the kernel, and the file's initializer may be the only value it ever holds)."""
     reads = runner.side_reads
-    state = set()
-    for side in (runner.old, runner.new):
-        state |= getattr(side.program, "kernel_state", set())
+    state = kernel_state(runner)
     held = {k for k in reads.old | reads.new if _root(k) in state} if state else set()
     return reads.one_sided() | held
 
 
+def kernel_state(runner: Any) -> set[str]:
+    """The file-scope variables either side holds as the kernel's state (`Program.kernel_state`)."""
+    return runner.old.program.kernel_state | runner.new.program.kernel_state
+
+
 def state_roots(runner: Any, keys: list[str]) -> list[str]:
     """The file-scope variables of the kernel's state that KEYS are read from."""
-    state = set()
-    for side in (runner.old, runner.new):
-        state |= getattr(side.program, "kernel_state", set())
+    state = kernel_state(runner)
     return sorted({root for root in map(_root, keys) if root in state})
 
 

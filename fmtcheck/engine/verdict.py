@@ -47,7 +47,7 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
-from fmtcheck.engine.sharing import SideReads, key_where, one_sided_reason, shared_only, state_roots
+from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
 
 MAX_INPUT_KEYS = 512
@@ -682,7 +682,7 @@ def undeclared_width(runner: "Runner") -> str | None:
     """Why equivalence is not established for every type an undeclared input may have."""
     space = runner.old.program.space
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
-    params |= runner.old.program.kernel_state | runner.new.program.kernel_state  # declared at file scope
+    params |= kernel_state(runner)  # declared at file scope
     for key in runner.kinds:
         conflict = space.width_conflicts.get(_norm_key(key))
         if conflict is None or key in params:
