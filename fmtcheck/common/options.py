@@ -18,7 +18,7 @@ class Bounds:
 
     cases: int = 25_000  # cases run: sweep, Hypothesis, aimed cases (shrinking has its own)
     steps: int = 20_000_000  # interpreter steps over all those cases
-    seconds: float = 300.0  # safety net only: a search it ends is inconclusive ("time limit")
+    seconds: float = 300.0  # CPU seconds, a safety net only: a search it ends is inconclusive ("time limit")
 
 
 @dataclass

@@ -46,3 +46,20 @@ def test_a_branchy_pair_gives_the_same_report_twice_in_a_row(seed: int) -> None:
     old, new, _ = branchy_pair(16, seed)
     first = verify_sources(old, new, Options(seed=5)).to_json()
     assert verify_sources(old, new, Options(seed=5)).to_json() == first
+
+
+def test_the_time_net_counts_cpu_time_so_waiting_on_a_loaded_machine_does_not_end_a_search():
+    """A wall-clock net fired before the step budget under load (task_sig of 6.1 at load 8:
+    301 s of wall time, 45 s of CPU), so the answer depended on the load; only CPU time counts."""
+    import time
+
+    from fmtcheck.common.options import Bounds
+    from fmtcheck.engine.budget import WorkBudget
+
+    budget = WorkBudget(Bounds(seconds=0.05))
+    time.sleep(0.1)
+    assert not budget.exhausted()
+    spin_until = time.process_time() + 0.1
+    while time.process_time() < spin_until:
+        pass
+    assert budget.exhausted() and budget.ended_by == "time limit (0 s of CPU, a safety net)"
