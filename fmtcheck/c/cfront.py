@@ -138,11 +138,13 @@ def tokenize(data: bytes) -> list[bytes]:
 
 
 def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
-    """Blank every directive line, collect defines, keep only the first branch of conditionals."""
+    """Blank every directive line, collect defines, keep one branch of each conditional: the
+    first that may be compiled. ``#if 0`` (the kernel's way to keep dead code or prose in a file)
+    is never compiled, so its ``#elif``/``#else`` branch is kept instead; any other condition is
+    unknown without the configuration and its first branch stands for the conditional."""
     macros: dict[str, Macro] = {}
     out: list[bytes] = []
-    # stack of "is this region kept" flags
-    stack: list[tuple[bool, bool]] = []  # (parent_kept, this_branch_kept)
+    stack: list[tuple[bool, bool]] = []  # (parent_kept, a branch of this conditional was kept)
     kept = True
     for lineno, line in enumerate(lines, 1):
         stripped = line.lstrip()
@@ -152,12 +154,14 @@ def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
         word = re.match(rb"#\s*(\w*)", stripped)
         directive = word.group(1) if word else b""
         if directive in (b"if", b"ifdef", b"ifndef"):
-            stack.append((kept, kept))
-        elif directive in (b"elif", b"else"):
-            if stack:
-                parent, _ = stack[-1]
-                stack[-1] = (parent, False)
-                kept = False
+            live = not (directive == b"if" and _never_compiled(stripped))
+            stack.append((kept, live))
+            kept = kept and live
+        elif directive in (b"elif", b"else") and stack:
+            parent, taken = stack[-1]
+            live = not taken and not (directive == b"elif" and _never_compiled(stripped))
+            stack[-1] = (parent, taken or live)
+            kept = parent and live
         elif directive == b"endif":
             if stack:
                 kept, _ = stack.pop()
@@ -169,10 +173,13 @@ def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
             name = stripped.split()[1:2]
             if name:
                 macros.pop(name[0].decode("latin-1"), None)
-        if directive in (b"if", b"ifdef", b"ifndef"):
-            kept = stack[-1][0]
         out.append(b"")
     return out, macros
+
+
+def _never_compiled(directive: bytes) -> bool:
+    """``#if 0`` / ``#elif 0`` (comments already blanked): a condition false in every build."""
+    return re.fullmatch(rb"#\s*(?:el)?if\s*\(?\s*0\s*\)?\s*", directive.rstrip()) is not None
 
 
 class _Expander:
@@ -383,10 +390,12 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     """Run the bounded preprocessor; the result is C that tree-sitter can parse."""
     _check_text(data, where)
     data = data.replace(b"\r\n", b"\n")
-    lines, macros = _directives(_join_continuations(data))
+    # comments go first, as in C's translation phases: one opened on a directive line
+    # (`#define N 0 /* several lines */`) belongs to that line, never to the code after it
+    lines, macros = _directives(_join_continuations(_blank_comments(data)))
     if extra_macros:
         macros = {**extra_macros, **macros}
-    text = _blank_comments(b"\n".join(lines))
+    text = b"\n".join(lines)
     if macros:
         text = b"".join(_Expander(macros).expand(tokenize(text)))
     text = _blank_annotations(text)

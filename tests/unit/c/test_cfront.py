@@ -234,6 +234,30 @@ def test_only_the_first_branch_of_a_conditional_is_kept():
     assert_equivalent(old, show(A5))
 
 
+def test_if_0_is_never_compiled_so_its_else_branch_is_kept():
+    old = show('#if 0\n\tseq_puts(m, "b: ");\n#else\n\tseq_puts(m, "a: ");\n#endif\n\tseq_puts(m, "5\\n");\n')
+    assert_equivalent(old, show(A5))
+    old = show('#if 0\n\tseq_puts(m, "b: ");\n#elif defined(CONFIG_X)\n\tseq_puts(m, "a: ");\n#else\n'
+               '\tseq_puts(m, "c: ");\n#endif\n\tseq_puts(m, "5\\n");\n')
+    assert_equivalent(old, show(A5))
+
+
+def test_prose_in_an_if_0_block_does_not_hide_the_functions_after_it():
+    """Dead code kept under `#if 0 /* why */` is not C (the comment opens on the directive line):
+    the function after it must still be found."""
+    prose = "#if 0\t\t/*\n * Why keep this? It is not\n * used: see above\n */\nleftover text, not C (\n#endif\n"
+    unit = cfront.parse_unit((prose + show(A5, name="after")).encode())
+    assert "after" in unit.functions
+
+
+def test_a_comment_opened_on_a_define_line_belongs_to_that_line():
+    """C removes comments before it reads directives: `#define N 5 /* ... several lines */` ends
+    with the comment, whose other lines are not code (they hid every function after them)."""
+    text = "#define N 5\t/*\n\t * 0 = none,\n\t * 1 = some\n\t */\n" + show('\tseq_printf(m, "a: %u\\n", N);\n')
+    assert "t_show" in cfront.parse_unit(text.encode()).functions
+    assert_equivalent(text, show(A5))
+
+
 def test_defines_of_the_new_side_do_not_leak_into_the_old_side():
     old = show('\tseq_printf(m, "a: %u\\n", 5);\n')
     new = "#define seq_puts(m, s) do_nothing()\n" + show(A5)
