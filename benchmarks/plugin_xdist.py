@@ -1,8 +1,12 @@
 """The pytest plugin on a patch queue: wall time serial and under ``-n N``, and the junit times.
 
-Builds a queue of ``--size`` fixture patches in a temporary directory: the repository's patch
-fixtures that need no tree (fixtures/patches but 09, fixtures/plugin/queue, fixtures/hostile's
-seed patches: 20 in all), cycled under distinct names when more are asked for. It runs
+Builds a queue of ``--size`` patches in a temporary directory. The default queue (``--queue
+review``) is fixtures/plugin/review-queue: twenty patches to real-sized /proc printers, judged from
+their hunks as a reviewer's plain queue is, or with ``--with-tree`` against the tree they apply to
+(fixtures/plugin/review-tree, given as ``--fmtcheck-tree``). ``--queue toy`` is the repository's
+small patch fixtures that need no tree (fixtures/patches but 09, fixtures/plugin/queue,
+fixtures/hostile's seed patches: 20 in all, a few lines each, judged in milliseconds); ``--queue
+both`` prints both. A queue is cycled under distinct names when more patches are asked for. It runs
 ``pytest --fmtcheck-patches`` over it serially and with ``-n N`` for each N given (``CI=true``, so
 every run uses seed 0 and judges the same way), and prints each run's wall time beside the serial
 run's (the baseline, measured in the same invocation), the wall time of pytest on one empty test
@@ -10,8 +14,9 @@ under the same setting (what pytest and xdist cost before any judging), the outc
 must not change with ``-n``), how many items each worker ran, and the sum and largest of the junit
 ``time`` of the items: the judging time pytest records. It measures and prints; it asserts nothing.
 
-    python benchmarks/plugin_xdist.py [--size 20] [--workers 2 [--workers 4]] [--repeat 1]
-                                      [--bytecode env|warm|both] [--max-examples N] [--trees OLD NEW [--with-tree]]
+    python benchmarks/plugin_xdist.py [--queue review|toy|both] [--size 20] [--workers 2 [--workers 4]]
+                                      [--repeat 1] [--bytecode env|warm|both] [--max-examples N]
+                                      [--with-tree] [--trees OLD NEW]
 """
 
 from __future__ import annotations
@@ -30,22 +35,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PATCHES = (ROOT / "fixtures" / "patches", ROOT / "fixtures" / "plugin" / "queue", ROOT / "fixtures" / "hostile")
+REVIEW_QUEUE = ROOT / "fixtures" / "plugin" / "review-queue"
+REVIEW_TREE = ROOT / "fixtures" / "plugin" / "review-tree"
 NEEDS_TREE = frozenset({"09-mem-needs-tree.patch"})
 QUEUE_SUFFIXES = (".patch", ".diff", ".mbx", ".txt")
 
 
 def fixture_patches() -> list[Path]:
-    """Every patch fixture that fmtcheck judges without a tree (bad/ and bad.patch are unreadable
-    on purpose and not in these directories)."""
+    """Every toy patch fixture that fmtcheck judges without a tree (bad/ and bad.patch are
+    unreadable on purpose and not in these directories)."""
     return [p for directory in FIXTURE_PATCHES for p in sorted(directory.iterdir())
             if p.is_file() and p.suffix in QUEUE_SUFFIXES and p.name not in NEEDS_TREE]
+
+
+def review_patches() -> list[Path]:
+    """The review queue: real-sized printers, mixed verdicts (fixtures/plugin/review-queue/EXPECTED.toml)."""
+    return sorted(REVIEW_QUEUE.glob("*.patch"))
 _OUTCOME = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)")
 _WORKER = re.compile(r"^\[(gw\d+)\] \[\s*\d+%\] ", re.MULTILINE)  # pytest -v under xdist
 
 
-def build_queue(directory: Path, size: int) -> list[Path]:
-    """SIZE patch files: the tree-free fixtures, cycled, each under its own name."""
-    sources = fixture_patches()
+def build_queue(directory: Path, size: int, sources: list[Path]) -> list[Path]:
+    """SIZE patch files: SOURCES cycled, each under its own name."""
     directory.mkdir(parents=True, exist_ok=True)
     queue = []
     for index in range(size):
@@ -130,6 +141,8 @@ def run_empty(directory: Path, workers: int, env: dict[str, str]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queue", choices=("review", "toy", "both"), default="review",
+                        help="the review queue of real-sized printers (default), the toy fixtures, or both")
     parser.add_argument("--size", type=int, default=20, help="patches in the queue (default 20)")
     parser.add_argument("--workers", type=int, action="append", help="-n values to compare (default 2)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting, interleaved; the best is shown")
@@ -138,48 +151,71 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trees", nargs=2, type=Path, metavar=("OLD", "NEW"),
                         help="instead of the fixtures, real patches: diffs of the output files of two kernel trees")
     parser.add_argument("--with-tree", action="store_true",
-                        help="with --trees: judge with --fmtcheck-tree OLD (whole functions, as a reviewer in a checkout)")
+                        help="judge with --fmtcheck-tree (whole functions, as a reviewer in a checkout): "
+                             "OLD with --trees, fixtures/plugin/review-tree for the review queue")
     parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
                         help="as the environment is, with a warm bytecode cache, or both (default)")
     args = parser.parse_args(argv)
+    extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
+    kinds = ["kernel"] if args.trees else (["review", "toy"] if args.queue == "both" else [args.queue])
+    for kind in kinds:
+        tree = args.trees[0] if kind == "kernel" else REVIEW_TREE if kind == "review" else None
+        with_tree = [f"--fmtcheck-tree={tree}"] if args.with_tree and tree else []
+        run_queue(kind, args, extra + with_tree)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+def run_queue(kind: str, args: argparse.Namespace, extra: list[str]) -> None:
+    """Build one queue, measure it under every setting and print its table."""
     settings = [0] + (args.workers or [2])
     caches = ["env", "warm"] if args.bytecode == "both" else [args.bytecode]
-    extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
-    if args.with_tree and args.trees:
-        extra.append(f"--fmtcheck-tree={args.trees[0]}")
-    print(f"pytest plugin on a queue of {args.size} {'kernel' if args.trees else 'fixture'} patches ({os.cpu_count()} CPUs, "
-          f"best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
+    tree = next((option.split("=", 1)[1] for option in extra if option.startswith("--fmtcheck-tree=")), None)
+    print(f"\npytest plugin on a queue of {args.size} {kind} patches{f', tree {tree}' if tree else ''} "
+          f"({os.cpu_count()} CPUs, best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
           f"load average {os.getloadavg()[0]:.1f} at start)")
     with tempfile.TemporaryDirectory(prefix="fmtcheck-queue-") as tmp:
         queue = Path(tmp) / "queue"
-        if args.trees:
+        if kind == "kernel":
             built = build_tree_queue(queue, args.trees[0], args.trees[1], args.size)
             print(f"queue: {len(built)} diffs of .c files that print to a seq_file, {args.trees[0]} -> {args.trees[1]}")
         else:
-            build_queue(queue, args.size)
+            built = build_queue(queue, args.size, review_patches() if kind == "review" else fixture_patches())
         print(f"{'bytecode':<9} {'run':<7} {'wall s':>7} {'vs serial':>10} {'empty s':>8} {'items':>6} "
               f"{'junit sum s':>12} {'junit max s':>12}  outcomes")
         for cache in caches:
             pycache = os.path.join(tmp, "pycache") if cache == "warm" else None
             env = environment(pycache)
             if pycache:
-                run_pytest(queue, 0, Path(tmp) / "warm-up.xml", env, extra)  # fills the bytecode cache
+                warm_up(Path(tmp), built, env, extra)
             best = measure(queue, settings, max(args.repeat, 1), env, Path(tmp), extra)
-            serial = best[0][0]
-            for n in settings:
-                wall, empty, outcomes, (items, total, largest) = best[n]
-                label = "serial" if n == 0 else f"-n {n}"
-                print(f"{cache:<9} {label:<7} {wall:>7.2f} {wall / serial:>9.2f}x {empty:>8.2f} {items:>6} "
-                      f"{total:>12.2f} {largest:>12.2f}  {outcomes}")
-            for n in settings[1:]:
-                startup = best[n][1] - best[0][1]
-                saving = best[0][3][1] * (1 - 1 / n)
-                print(f"{cache:<9} -n {n}: xdist start-up {startup:.2f} s (empty test, -n {n} minus serial); "
-                      f"splitting the queue's {best[0][3][1]:.2f} s of judging saves at most {saving:.2f} s; "
-                      f"the queue over an empty test: serial {best[0][0] - best[0][1]:.2f} s, "
-                      f"-n {n} {best[n][0] - best[n][1]:.2f} s")
-    print(f"load average {os.getloadavg()[0]:.1f} at the end")
-    return 0
+            print_settings(cache, settings, best)
+
+
+def warm_up(tmp: Path, queue: list[Path], env: dict[str, str], extra: list[str]) -> None:
+    """Fill the bytecode cache: collect the whole queue and judge its first few patches (judging
+    all of a real queue would cost as much as the serial run it prepares)."""
+    few = tmp / "warm-up"
+    build_queue(few, min(3, len(queue)), queue)
+    run_pytest(few, 0, tmp / "warm-up.xml", env, extra)
+    run_pytest(queue[0].parent, 0, tmp / "warm-up-co.xml", env, [*extra, "--co"])
+
+
+def print_settings(cache: str, settings: list[int],
+                   best: dict[int, tuple[float, float, str, tuple[int, float, float]]]) -> None:
+    serial = best[0][0]
+    for n in settings:
+        wall, empty, outcomes, (items, total, largest) = best[n]
+        label = "serial" if n == 0 else f"-n {n}"
+        print(f"{cache:<9} {label:<7} {wall:>7.2f} {wall / serial:>9.2f}x {empty:>8.2f} {items:>6} "
+              f"{total:>12.2f} {largest:>12.2f}  {outcomes}")
+    for n in settings[1:]:
+        startup = best[n][1] - best[0][1]
+        saving = best[0][3][1] * (1 - 1 / n)
+        print(f"{cache:<9} -n {n}: xdist start-up {startup:.2f} s (empty test, -n {n} minus serial); "
+              f"splitting the queue's {best[0][3][1]:.2f} s of judging saves at most {saving:.2f} s; "
+              f"the queue over an empty test: serial {best[0][0] - best[0][1]:.2f} s, "
+              f"-n {n} {best[n][0] - best[n][1]:.2f} s")
 
 
 def measure(queue: Path, settings: list[int], repeat: int, env: dict[str, str], tmp: Path,
