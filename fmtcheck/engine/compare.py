@@ -77,18 +77,27 @@ def _event_divergence(outcome: Outcome, aliases: dict[str, str]) -> Divergence:
     return Divergence(
         line=line, column=column, expected=show(old_events), actual=show(new_events), field=None,
         severity="breaking", kind="output-event",
-        counterexample={_display(key, aliases): v for key, v in outcome.inputs.items()},
+        counterexample=displayed_inputs(outcome.inputs, aliases),
         note="a call that writes to the seq_file (not modelled) happens differently on the two sides",
         old_source=old_source, new_source=new_source,
     )
 
 
 def first_difference(a: bytes, b: bytes) -> int:
+    """The offset of the first byte where a and b differ (the shorter length if one is a prefix
+    of the other), by bisection over slice comparisons: a /proc line of 256 fields is thousands of
+    bytes, and a byte-by-byte Python loop over it cost more than rendering it."""
     n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _line_at(data: bytes, offset: int) -> tuple[int, int, bytes, bool]:
@@ -120,14 +129,7 @@ def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None
     new = outcome.new.data
     if old == new:
         return _event_divergence(outcome, aliases)
-    offset = new_offset = first_difference(old, new)
-    if label:
-        old_lines = old.split(b"\n")
-        new_lines = new.split(b"\n")
-        if len(old_lines) == len(new_lines) and label <= len(old_lines):
-            within = first_difference(old_lines[label - 1], new_lines[label - 1])
-            offset = sum(len(x) + 1 for x in old_lines[: label - 1]) + within
-            new_offset = sum(len(x) + 1 for x in new_lines[: label - 1]) + within
+    offset, new_offset = _offsets(old, new, label)
     line, column, expected, exp_nl = _line_at(old, offset)
     new_line_no, _, actual, act_nl = _line_at(new, new_offset)
     if new_line_no != line:
@@ -139,10 +141,43 @@ def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None
         line=line, column=column, expected=expected, actual=actual,
         field=_display(field_name, aliases) if field_name else None,
         severity=severity, kind=kind,
-        counterexample={_display(k, aliases): v for k, v in outcome.inputs.items()},
+        counterexample=displayed_inputs(outcome.inputs, aliases),
         expected_has_newline=exp_nl, actual_has_newline=act_nl,
         old_source=old_source, new_source=new_source,
     )
+
+
+def severity_of(outcome: Outcome, label: int | None = None) -> str:
+    """The severity `describe` gives the same case and label, without building its report (the
+    search for a worse case looks at hundreds of candidates of one line)."""
+    old, new = outcome.old.data, outcome.new.data
+    if old == new:
+        return "breaking"  # an output-event divergence
+    offset, new_offset = _offsets(old, new, label)
+    line, _, expected, exp_nl = _line_at(old, offset)
+    new_line_no, _, actual, act_nl = _line_at(new, new_offset)
+    if new_line_no != line:
+        actual, act_nl = _nth_line(new, line)
+    return _classify(expected, actual, exp_nl, act_nl, old, new)[1]
+
+
+def _offsets(old: bytes, new: bytes, label: int | None) -> tuple[int, int]:
+    """The offsets, in each output, of the first difference on line `label` (or the first one)."""
+    offset = new_offset = first_difference(old, new)
+    if label:
+        old_lines = old.split(b"\n")
+        new_lines = new.split(b"\n")
+        if len(old_lines) == len(new_lines) and label <= len(old_lines):
+            within = first_difference(old_lines[label - 1], new_lines[label - 1])
+            offset = sum(len(x) + 1 for x in old_lines[: label - 1]) + within
+            new_offset = sum(len(x) + 1 for x in new_lines[: label - 1]) + within
+    return offset, new_offset
+
+
+def displayed_inputs(inputs: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
+    """A case's inputs by the names the reader wrote (`_display`), the aliases ordered once."""
+    ordered = _by_length(aliases)
+    return {_display(k, aliases, ordered): v for k, v in inputs.items()}
 
 
 def _nth_line(data: bytes, line: int) -> tuple[bytes, bool]:
@@ -164,9 +199,14 @@ def display_key(key: str, aliases: dict[str, str]) -> str:
     return _display(key, aliases)
 
 
-def _display(key: str, aliases: dict[str, str]) -> str:
-    """A key as the reader wrote it: the local variable name for a call's result."""
-    for full, alias in sorted(aliases.items(), key=lambda kv: -len(kv[0])):
+def _by_length(aliases: dict[str, str]) -> list[tuple[str, str]]:
+    return sorted(aliases.items(), key=lambda kv: -len(kv[0]))
+
+
+def _display(key: str, aliases: dict[str, str], ordered: list[tuple[str, str]] | None = None) -> str:
+    """A key as the reader wrote it: the local variable name for a call's result (`ordered`:
+    the aliases longest first, when the caller sorted them once for many keys)."""
+    for full, alias in ordered if ordered is not None else _by_length(aliases):
         if key == full or (key.startswith(full) and key[len(full)] in "-.[("):
             return alias + key[len(full):]
     return key

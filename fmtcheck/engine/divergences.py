@@ -18,7 +18,7 @@ from typing import Any, Callable
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.common.result import Divergence
 from fmtcheck.engine.budget import WorkBudget
-from fmtcheck.engine.compare import Outcome, describe, line_labels
+from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
 from fmtcheck.engine.inputs import VectorInputs
 from fmtcheck.engine.search import nonzero_count, shrink
 from fmtcheck.engine.sharing import hangs_on
@@ -64,6 +64,30 @@ def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes
         renderer.reads(type(env)(env), read)
     values = {key: env[key] for key in read if key in known}
     return PendingOutcome(RenderedOutput(rendered[0]), RenderedOutput(rendered[1]), values, source=inputs)
+
+
+class ShrinkTrial:
+    """A shrinking trial whose compiled renderings differ (`verdict._fast_outcome`). The shrinker
+    keeps only the last one that still fails, and only its inputs are replayed: the keys the
+    renderings read are listed once, for that one, not for every trial on the way."""
+
+    same = False
+
+    def __init__(self, renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes, bytes],
+                 known: dict[str, Any], named: dict[str, Any]) -> None:
+        self.old, self.new = RenderedOutput(rendered[0]), RenderedOutput(rendered[1])
+        self._renderers, self._env, self._known, self._named = renderers, env, known, named
+        self._inputs: dict[str, Any] | None = None
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The values the renderings read: of the discovered inputs, and of those the trial named."""
+        if self._inputs is None:
+            read: dict[str, None] = {}
+            for renderer in self._renderers:
+                renderer.reads(type(self._env)(self._env), read)
+            self._inputs = {key: self._env[key] for key in read if key in self._known or key in self._named}
+        return self._inputs
 
 
 def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:
@@ -146,7 +170,7 @@ def _worst(runner: Any, outcomes: list[Outcome], label: int) -> Divergence | Non
     """The first breaking difference on `label` among the first candidates, judged on bytes and
     described from the interpreter's run."""
     for candidate in outcomes[:MAX_WORST_CANDIDATES]:
-        if describe(candidate, runner.aliases, label).severity != "breaking":
+        if severity_of(candidate, label) != "breaking":
             continue
         real = confirm(runner, candidate, label)
         if real is not None:
@@ -160,7 +184,7 @@ def shrink_case(runner: Any, outcome: Outcome, label: int) -> Outcome:
     def still_fails(trial: dict[str, Any]) -> Outcome | None:
         # the compiled traces decide a trial where they can (the smallest one found is replayed
         # through the interpreter below, which must print the same bytes)
-        fast = runner.fast_outcome(VectorInputs(dict(trial), zero=True))
+        fast = runner.fast_outcome(trial)
         if fast is not None:
             return fast if not fast.same and label in line_labels(fast) else None
         try:

@@ -16,6 +16,7 @@ falls back to it for that case.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any, Callable
 
 from fmtcheck.c.values import MAX_STEPS, past_chain_bound
@@ -85,10 +86,8 @@ def key_of(template: str) -> Callable[[dict], str] | None:
     """For an input key traced in a loop body or named by another input's value (see
     fmtcheck.c.values.value_key), the concrete key for the values in `env`; None for a plain key.
     A loop's placeholder itself (`#0`) is read from env as it is: the iteration's number."""
-    node = _chain_nodes_as_placeholders(template)
-    if node != template:
-        template = node  # `#0` alone then is the node's own key
-    elif _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
+    template = _concrete_template(template)
+    if template is None:
         return None
     pieces: list[str] = []
     getters: list[Callable[[dict], Any]] = []
@@ -111,6 +110,31 @@ def key_of(template: str) -> Callable[[dict], str] | None:
         first, second = getters
         return lambda env: fmt % (first(env), second(env))
     return lambda env: fmt % tuple(g(env) for g in getters)
+
+
+def _concrete_template(template: str) -> str | None:
+    """The template key_of fills in (chain nodes as placeholders), None for a plain key."""
+    node = _chain_nodes_as_placeholders(template)
+    if node != template:
+        return node  # `#0` alone then is the node's own key
+    if _PLACEHOLDER.fullmatch(template) or ("#" not in template and "@" not in template):
+        return None
+    return template
+
+
+def placeholder_format(template: str) -> tuple[str, str] | None:
+    """(`%`-format, placeholder) when the concrete key of `template` is the format filled with the
+    one loop placeholder's value (`s->v[#0]` -> ("s->v[%s]", "#0")), the form most keys of a loop
+    body take; None for a plain key or any other template (key_of handles those)."""
+    template = _concrete_template(template)
+    if template is None:
+        return None
+    tokens = list(_TOKEN.finditer(template))
+    if len(tokens) != 1 or tokens[0].group(1) is None:
+        return None
+    m = tokens[0]
+    return (template[:m.start()].replace("%", "%%") + "%s" + template[m.end():].replace("%", "%%"),
+            "#" + m.group(1))
 
 
 def _chain_nodes_as_placeholders(template: str) -> str:
@@ -227,9 +251,11 @@ class Renderer:
                 self.keys.update((key, "int") for key in tree_keys(tree))
         self.key_makers = [(template, key_of(template), _VALUE_KEYS.findall(template))
                            for template in sorted({key for key, _ in self.keys})]
-        self.segments: list[tuple[bytes, list[Callable[[dict], Any]]] | tuple[str, Any]] = []
+        self.reads_at_once = _batched_keys(self.key_makers)
+        self.segments: list[tuple[bytes, Callable[[dict], tuple] | None] | tuple[str, Any]] = []
         fmt = bytearray()
         getters: list[Callable[[dict], Any]] = []
+        plans: list[tuple | None] = []
         for item in items:
             if isinstance(item, bytes):
                 fmt += item.replace(b"%", b"%%")
@@ -238,13 +264,14 @@ class Renderer:
             if spec is not None:
                 fmt += spec[0]
                 getters.append(spec[1])
+                plans.append(spec[2])
                 continue
             if fmt or getters:
-                self.segments.append((bytes(fmt), getters))
-                fmt, getters = bytearray(), []
+                self.segments.append((bytes(fmt), field_values(getters, plans)))
+                fmt, getters, plans = bytearray(), [], []
             self.segments.append(self._special(item, depth))
         if fmt or getters:
-            self.segments.append((bytes(fmt), getters))
+            self.segments.append((bytes(fmt), field_values(getters, plans)))
 
     @staticmethod
     def _spec(item: tuple):
@@ -254,7 +281,8 @@ class Renderer:
             if spec is None:
                 return None
             value = compile_tree(item[5])
-            return spec, value
+            tree = item[5]
+            return spec, value, (_field_plan(tree[1], tree[2], tree[3]) if tree[0] == "in" else None)
         if kind == "str":
             _, width, precision, flags, key = item
             if (width or 0) > vsprintf.MAX_FIELD:
@@ -263,15 +291,16 @@ class Renderer:
             if precision is not None:
                 spec += b"." + str(max(precision, 0)).encode()
             concrete = key_of(key)
+            plan = _field_plan(key, None, False)
             if concrete is not None:
-                return spec + b"s", (lambda env: env[concrete(env)])
-            return spec + b"s", (lambda env, key=key: env[key])
+                return spec + b"s", (lambda env: env[concrete(env)]), plan
+            return spec + b"s", (lambda env, key=key: env[key]), plan
         if kind == "char":
             _, width, flags, tree = item
             if (width or 0) > vsprintf.MAX_FIELD:
                 return None
             spec = b"%" + (b"-" if flags & vsprintf.LEFT else b"") + (str(width).encode() if width else b"") + b"c"
-            return spec, compile_tree(tree)
+            return spec, compile_tree(tree), None
         return None
 
     @staticmethod
@@ -321,10 +350,13 @@ class Renderer:
     def reads(self, env: dict, out: dict[str, None]) -> dict[str, None]:
         """The inputs a rendering for `env` reads (into `out`), without rendering: the keys of
         this level, then those of the row arms taken and of every loop iteration."""
-        for template, concrete, value_keys in self.key_makers:
-            out[template if concrete is None else concrete(env)] = None
-            for key in value_keys:
-                out[key] = None
+        if self.reads_at_once is not None:
+            out.update(dict.fromkeys(self.reads_at_once(env)))
+        else:
+            for template, concrete, value_keys in self.key_makers:
+                out[template if concrete is None else concrete(env)] = None
+                for key in value_keys:
+                    out[key] = None
         for segment in self.segments:
             if segment[0] == "if":
                 (segment[2] if segment[1](env) else segment[3]).reads(env, out)
@@ -363,11 +395,93 @@ class Renderer:
             if head == "call":
                 piece = segment[1](env)
             else:
-                fmt, getters = segment
-                piece = fmt % tuple(g(env) for g in getters) if getters else fmt.replace(b"%%", b"%")
+                fmt, values = segment
+                piece = fmt % values(env) if values is not None else fmt.replace(b"%%", b"%")
             out.append(piece)
             size += len(piece)
         return size
+
+
+def _field_plan(key: str, bits: int | None, signed: bool) -> tuple | None:
+    """How a field reads its input, when `field_values` can read it with the others of its
+    segment at once: (key or key format, loop placeholder or None, bits or None for a string,
+    signed). None for any other read (a key another input's value names)."""
+    if key_of(key) is None:
+        return (key, None, bits, signed)
+    form = placeholder_format(key)
+    return None if form is None else (form[0], form[1], bits, signed)
+
+
+def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[[dict], tuple] | None:
+    """The values of one segment's fields, as `tuple(g(env) for g in getters)` gives them.
+
+    A wide /proc line is hundreds of fields; each getter is a chain of three or four closures
+    (the key for this iteration, the read, the wrap into the field's type). When every field reads
+    a plain input, or one whose key is a format of the same loop placeholder (`s->v7[#0]`), the
+    segment computes its keys by one comprehension, reads them by one C-level item getter and
+    wraps the numbers by one more; a read that misses (an element past the discovered ones) runs
+    the getters themselves, which decide it as before."""
+    if not getters:
+        return None
+    slow = lambda env: tuple(g(env) for g in getters)  # noqa: E731
+    placeholders = {plan[1] for plan in plans if plan is not None and plan[1] is not None}
+    if any(plan is None for plan in plans) or len(placeholders) > 1:
+        return slow
+    texts = [plan[0] for plan in plans]
+    ints = [(i, 1 << (bits - 1) if signed else 0, (1 << bits) - 1)
+            for i, (_, _, bits, signed) in enumerate(plans) if bits is not None]
+    halves = [half for _, half, _ in ints]
+    masks = [mask for _, _, mask in ints]
+    only_ints = len(ints) == len(plans)
+    placeholder = next(iter(placeholders), None)
+    keyed = [plan[1] is not None for plan in plans]
+    fetch_fixed = itemgetter(*texts) if placeholder is None else None
+    single = len(plans) == 1
+
+    def values(env: dict) -> tuple:
+        try:
+            if fetch_fixed is not None:
+                got = fetch_fixed(env)
+            else:
+                k = env[placeholder]
+                got = itemgetter(*[text % k if t else text for text, t in zip(texts, keyed)])(env)
+        except KeyError:
+            return slow(env)
+        if single:
+            got = (got,)
+        if only_ints:
+            return tuple([((v + h) & m) - h for v, h, m in zip(got, halves, masks)])
+        out = list(got)
+        for i, h, m in ints:
+            out[i] = ((out[i] + h) & m) - h
+        return tuple(out)
+
+    return values
+
+
+def _batched_keys(key_makers: list) -> Callable[[dict], list[str]] | None:
+    """The keys `Renderer.reads` lists at this level, in its order, by one comprehension when
+    every key is plain or a format of one loop placeholder (see field_values); else None."""
+    texts, keyed, placeholders = [], [], set()
+    for template, concrete, value_keys in key_makers:
+        if value_keys:
+            return None
+        if concrete is None:
+            texts.append(template)
+            keyed.append(False)
+            continue
+        form = placeholder_format(template)
+        if form is None:
+            return None
+        texts.append(form[0])
+        keyed.append(True)
+        placeholders.add(form[1])
+    if len(placeholders) > 1:
+        return None
+    if not placeholders:
+        return lambda env: texts
+    placeholder = placeholders.pop()
+    return lambda env: [text % env[placeholder] if t else text for text, t in zip(texts, keyed)]
 
 
 # iterations a compiled counted loop renders at most: each costs the interpreter at least one step,

@@ -155,9 +155,10 @@ class InputViews:
             if isinstance(value, (bytes, bytearray)):
                 self.strs[name] = bytes(value)
             else:
-                self.ints[base_key(name)] = value
-                if name != base_key(name):
-                    self.number_views.add(base_key(name))
+                key = base_key(name)
+                self.ints[key] = value
+                if name != key:
+                    self.number_views.add(key)
 
     @property
     def kinds(self) -> dict[str, Any]:
