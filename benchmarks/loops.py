@@ -12,7 +12,8 @@ Shapes (each written for this benchmark, after the layouts of /proc/interrupts, 
   (`s->v0[i]`...), `" %8llu"` rewritten as `seq_put_decimal_ull_width(m, " ", v, 8)`; the
   divergent variant has one width slip;
 - `chain`: a pointer-chain walk `for (e = t->first; e; e = e->next)`, K counters per node, the
-  divergent variant loses the separator before the last counter (a head from a call that takes
+  divergent variant loses the separator before the last counter; `while` rewrites the walk as
+  `while (e) { ...; e = e->next; }` (a head from a call that takes
   the seq_file, `head_of(m)`, is proven alike, but such an opaque call keeps every differing
   case of the search in the interpreter);
 - `grid`: a counted loop inside a counted loop (`s->v[i][j]`), the divergent variant swaps the
@@ -104,8 +105,9 @@ def counted(fields: int, slip: bool = False) -> tuple[str, str]:
     return _show("stats_show", old + ["\t}"]), _show("stats_show", new + ["\t}"])
 
 
-def chain(fields: int, lose_separator: bool = False) -> tuple[str, str]:
-    """One line per node of a pointer chain, `fields` counters per node."""
+def chain(fields: int, lose_separator: bool = False, while_loop: bool = False) -> tuple[str, str]:
+    """One line per node of a pointer chain, `fields` counters per node (`while_loop`: the new
+    side walks it as `e = t->first; while (e) { ...; e = e->next; }`)."""
     head = ["\tstruct table *t = p->private;", "\tstruct node *e;", ""]
     fmt = "%s" + "".join(" %lu" for _ in range(fields)) + "\\n"
     args = ", ".join(["e->name"] + [f"e->c{k}" for k in range(fields)])
@@ -115,7 +117,10 @@ def chain(fields: int, lose_separator: bool = False) -> tuple[str, str]:
         sep = "" if lose_separator and k == fields - 1 else " "
         body.append(f'\t\tseq_put_decimal_ull(p, "{sep}", e->c{k});')
     body.append("\t\tseq_putc(p, '\\n');")
-    new = head + ["\tfor (e = t->first; e != NULL; e = e->next) {"] + body + ["\t}"]
+    if while_loop:
+        new = head + ["\te = t->first;", "\twhile (e) {"] + body + ["\t\te = e->next;", "\t}"]
+    else:
+        new = head + ["\tfor (e = t->first; e != NULL; e = e->next) {"] + body + ["\t}"]
     return _show("nodes_show", old), _show("nodes_show", new)
 
 
@@ -160,6 +165,8 @@ def pairs(size: int) -> list[tuple[str, str, str, str]]:
         out.append((f"counted N={min(size, 64)}{' width slip' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
         old, new = chain(min(size, 64), slip)
         out.append((f"chain N={min(size, 64)}{' lost separator' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
+        old, new = chain(min(size, 64), slip, while_loop=True)
+        out.append((f"while N={min(size, 64)}{' lost separator' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
         old, new = grid(slip)
         out.append((f"grid{' swapped' if slip else ''}", old, new, "divergent" if slip else "equivalent"))
     return out

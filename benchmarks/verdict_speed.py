@@ -78,6 +78,8 @@ def generated_pairs(quick: bool, workdir: Path) -> list[tuple[str, Path, Path, b
             made.append((f"loops counted N={n}{' slip' if slip else ''}", old, new, n <= REQUIRED["N"]))
             old, new = loops.chain(n, slip)
             made.append((f"loops chain N={n}{' lost separator' if slip else ''}", old, new, n <= REQUIRED["N"]))
+            old, new = loops.chain(n, slip, while_loop=True)
+            made.append((f"loops while N={n}{' lost separator' if slip else ''}", old, new, n <= REQUIRED["N"]))
     for slip in (False, True):
         old, new = loops.nested(0, slip)
         made.append((f"loops nested{' lost separator' if slip else ''}", old, new, True))

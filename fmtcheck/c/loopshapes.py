@@ -1,9 +1,10 @@
-"""The two `for` loops whose count is an input that the proof can align by induction.
+"""The loops whose count is an input that the proof can align by induction.
 
 - a counted loop, `for (i = 0; i < E; i++)`: the count is E (an input), the iteration's inputs are
   indexed by the counter (`s->v[i]`);
 - a pointer-chain walk, `for (p = X; p; p = p->next)`: the count is the chain's length (an input),
-  the iteration's inputs are the members of the node (`p->name`).
+  the iteration's inputs are the members of the node (`p->name`); `while (p) { ...; p = p->next; }`
+  is the same walk when nothing in its body skips the advance.
 
 Only the syntax is recognised here; `fmtcheck.c.statements` decides at run time (in proof mode, when
 the bound or the head is an input) and `fmtcheck.c.rows.symbolic_loop` checks what the body does
@@ -140,13 +141,57 @@ def chain(init, cond, update) -> Chain | None:
     if start is None or cond is None:
         return None
     name = start[0]
-    if not _is_name(cond, name):
-        if cond.type != "binary_expression" or _text(cond.child_by_field_name("operator")) != "!=":
-            return None
-        sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
-        others = [_strip(s) for s in sides if not _is_name(s, name)]
-        if len(others) != 1 or _text(others[0]) not in ("NULL", "0", "(void *)0"):
-            return None
+    if not _tests_cursor(cond, name):
+        return None
+    member = _advance(update, name)
+    return None if member is None else Chain(name, member)
+
+
+def while_chain(cond, body) -> tuple[Chain, list] | None:
+    """`while (p) { ...; p = p->next; }` (or `p != NULL`): the walk `for (; p; p = p->next)
+    { ... }`, and the statements of its body but the last. The two are the same loop only when
+    nothing in the body skips the last statement: no `continue` (in a `while` it skips the
+    advance, in a `for` it does not), no label to jump to, and no declaration of another `p`
+    that the last statement would advance instead."""
+    cond = _strip(cond)
+    if cond is None or body is None or body.type != "compound_statement":
+        return None
+    name = _cursor_tested(cond)
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if name is None or not statements or statements[-1].type != "expression_statement":
+        return None
+    last = statements[-1].named_children
+    member = _advance(last[0], name) if len(last) == 1 else None
+    if member is None or any(_skips_the_advance(c, name) for c in statements[:-1]):
+        return None
+    return Chain(name, member), statements[:-1]
+
+
+def _cursor_tested(cond) -> str | None:
+    """The variable `p` of a test `p` or `p != NULL`."""
+    if cond.type == "identifier":
+        return _text(cond)
+    if cond.type == "binary_expression":
+        for side in (cond.child_by_field_name("left"), cond.child_by_field_name("right")):
+            side = _strip(side)
+            if side is not None and side.type == "identifier" and _tests_cursor(cond, _text(side)):
+                return _text(side)
+    return None
+
+
+def _tests_cursor(cond, name: str) -> bool:
+    """`p` or `p != NULL` (or `!= 0`)."""
+    if _is_name(cond, name):
+        return True
+    if cond.type != "binary_expression" or _text(cond.child_by_field_name("operator")) != "!=":
+        return False
+    sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
+    others = [_strip(s) for s in sides if not _is_name(s, name)]
+    return len(others) == 1 and _text(others[0]) in ("NULL", "0", "(void *)0")
+
+
+def _advance(update, name: str) -> str | None:
+    """The member of `p = p->member`."""
     update = _strip(update)
     if update is None or update.type != "assignment_expression" or _text(update.child_by_field_name("operator")) != "=":
         return None
@@ -157,7 +202,17 @@ def chain(init, cond, update) -> Chain | None:
         return None
     if not _is_name(right.child_by_field_name("argument"), name):
         return None
-    return Chain(name, _text(right.child_by_field_name("field")))
+    return _text(right.child_by_field_name("field"))
+
+
+def _skips_the_advance(node, name: str) -> bool:
+    """A `continue`, a label, or a declaration of `name` anywhere in a statement."""
+    if node.type in ("continue_statement", "labeled_statement"):
+        return True
+    if node.type in ("declaration", "init_declarator", "pointer_declarator", "array_declarator") and any(
+            c.type == "identifier" and _text(c) == name for c in node.named_children):
+        return True
+    return any(_skips_the_advance(c, name) for c in node.named_children)
 
 
 _EXITS = frozenset({"break_statement", "return_statement", "goto_statement", "labeled_statement"})

@@ -338,8 +338,12 @@ class StatementCompiler:
         cond = self._cond(node.child_by_field_name("condition"), scope)
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
+        induction = self._while_walk(node, scope, step)
 
         def run_while(f: Frame) -> Any:
+            if induction is not None and getattr(f.ctx.inputs, "symbolic", False) \
+                    and induction(f) is not ORDINARY:
+                return None  # traced by induction, as `for (; p; p = p->next)` is
             while cond(f):
                 step(f)
                 r = body(f)
@@ -348,6 +352,25 @@ class StatementCompiler:
             return None
 
         return run_while
+
+    def _while_walk(self, node, scope, step) -> Callable[[Frame], Any] | None:
+        """`while (p) { ...; p = p->next; }` in proof mode: the pointer-chain walk of a `for`
+        (`rows.chain_loop`) over the body without its last statement, the advance."""
+        shape = loopshapes.while_chain(node.child_by_field_name("condition"), node.child_by_field_name("body"))
+        if shape is None or shape[0].cursor not in scope:
+            return None
+        walk, statements = shape
+        inner = dict(scope)
+        compiled = [s for s in (self.stmt(c, inner) for c in statements) if s is not None]
+
+        def body(f: Frame) -> Any:
+            for s in compiled:
+                r = s(f)
+                if r is not None:
+                    return r
+            return None
+
+        return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
 
     def _stmt_do_statement(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)

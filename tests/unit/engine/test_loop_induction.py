@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.loops import chain, counted, grid
-from fmtcheck.c import cfront
+from fmtcheck.c import cfront, loopshapes
 from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.common.options import Options
 from fmtcheck.engine.verdict import Runner, side_of, verify_sources
@@ -129,6 +129,63 @@ def test_swapped_nested_counters_do_not_align():
 
 
 # -- testing what the rule cannot prove ----------------------------------------------------------
+
+
+WHILE = "\tp = head_of(m);\n\twhile (p) {\n"
+WHILE_PRINT = '\t\tseq_printf(m, "%s %lu\\n", p->name, p->count);\n'
+WHILE_NEW = '\t\tseq_puts(m, p->name);\n\t\tseq_put_decimal_ull(m, " ", p->count);\n\t\tseq_putc(m, \'\\n\');\n'
+
+
+def test_a_while_walk_is_proven_by_the_rule_of_the_for_walk():
+    old = show(CHAIN + WHILE_PRINT)
+    new = show(WHILE.replace("(p)", "(p != NULL)") + WHILE_NEW + "\t\tp = p->next;\n\t}\n")
+    assert proof(old, new) == (True, None)
+    result = verdict(show(WHILE + WHILE_PRINT + "\t\tp = p->next;\n\t}\n"), new)
+    assert (result.verdict, result.method) == ("equivalent", "proven"), (result.reason, result.notes)
+
+
+WHILE_NOT_PROVEN = {
+    # a `continue` in a while skips the advance (the for's update still runs): not the same loop
+    "continues": "\t\tif (!p->count)\n\t\t\tcontinue;\n" + WHILE_PRINT + "\t\tp = p->next;\n\t}\n",
+    "advances first": "\t\tp = p->next;\n" + WHILE_PRINT + "\t}\n",
+    "advances twice": WHILE_PRINT + "\t\tp = p->next;\n\t\tp = p->next;\n\t}\n",
+    "advances another cursor": "\t\tstruct item *p = v;\n" + WHILE_PRINT + "\t\tp = p->next;\n\t}\n",
+    "advances by another member": WHILE_PRINT + "\t\tp = p->prev;\n\t}\n",
+    "breaks": "\t\tif (!p->count)\n\t\t\tbreak;\n" + WHILE_PRINT + "\t\tp = p->next;\n\t}\n",
+}
+
+
+def while_shape(source: str):
+    """What `loopshapes.while_chain` makes of the one while loop of a show function."""
+    unit = cfront.parse_unit(source.encode(), "new")
+    node = next(n for n in cfront.walk(unit.functions["t_show"]) if n.type == "while_statement")
+    return loopshapes.while_chain(node.child_by_field_name("condition"), node.child_by_field_name("body"))
+
+
+@pytest.mark.parametrize("name", list(WHILE_NOT_PROVEN))
+def test_a_while_walk_the_for_rule_does_not_cover_is_never_proven(name):
+    new = show(WHILE + WHILE_NOT_PROVEN[name])
+    if name in ("continues", "advances another cursor"):
+        # not the for's walk at all (the prover then runs the loop to its step bound: slow)
+        assert while_shape(new) is None
+    else:
+        assert proof(show(CHAIN + WHILE_PRINT), new)[0] is False
+
+
+def test_a_while_walk_is_recognised_with_either_test_and_a_body_before_the_advance():
+    for test in ("p", "p != NULL", "NULL != p"):
+        shape = while_shape(show(WHILE.replace("(p)", f"({test})") + WHILE_PRINT + "\t\tp = p->next;\n\t}\n"))
+        assert shape is not None and (shape[0].cursor, shape[0].member, len(shape[1])) == ("p", "next", 1), test
+
+
+def test_a_while_walk_that_loses_a_separator_is_divergent_on_one_node():
+    old = show(CHAIN.replace("head_of(m)", "s->first") + WHILE_PRINT)
+    new = show(WHILE.replace("head_of(m)", "s->first") + WHILE_NEW.replace('" "', '""') + "\t\tp = p->next;\n\t}\n")
+    result = verdict(old, new)
+    assert result.verdict == "divergent"
+    div = result.divergences[0]
+    assert div.counterexample["s->first"] == 1 and div.counterexample["s->first->next"] == 0, div.counterexample
+    assert (div.expected, div.actual) == (b" 0", b"0")
 
 
 def test_a_counted_loop_with_a_width_slip_is_divergent_on_one_element():
