@@ -50,17 +50,7 @@ class StatementCompiler:
                 stmts.append(s)
         if labels:
             return self._block_with_labels(stmts, labels, node)
-        if len(stmts) == 1:
-            return stmts[0]
-
-        def run(f: Frame) -> Any:
-            for s in stmts:
-                r = s(f)
-                if r is not None:
-                    return r
-            return None
-
-        return run
+        return in_order(stmts)
 
     def _block_with_labels(self, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
         """A block holding labels: a goto to one of them continues from there (forward, as in the
@@ -338,7 +328,7 @@ class StatementCompiler:
         cond = self._cond(node.child_by_field_name("condition"), scope)
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
-        induction = self._while_walk(node, scope, step)
+        induction = while_walk(self, node, scope, step)
 
         def run_while(f: Frame) -> Any:
             if induction is not None and getattr(f.ctx.inputs, "symbolic", False) \
@@ -352,25 +342,6 @@ class StatementCompiler:
             return None
 
         return run_while
-
-    def _while_walk(self, node, scope, step) -> Callable[[Frame], Any] | None:
-        """`while (p) { ...; p = p->next; }` in proof mode: the pointer-chain walk of a `for`
-        (`rows.chain_loop`) over the body without its last statement, the advance."""
-        shape = loopshapes.while_chain(node.child_by_field_name("condition"), node.child_by_field_name("body"))
-        if shape is None or shape[0].cursor not in scope:
-            return None
-        walk, statements = shape
-        inner = dict(scope)
-        compiled = [s for s in (self.stmt(c, inner) for c in statements) if s is not None]
-
-        def body(f: Frame) -> Any:
-            for s in compiled:
-                r = s(f)
-                if r is not None:
-                    return r
-            return None
-
-        return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
 
     def _stmt_do_statement(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)
@@ -547,6 +518,33 @@ def induction_of(compiler, node, body, scope, step):
     if walk is not None and walk.cursor in scope:
         return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step)), _no_precheck
     return None, _no_precheck
+
+
+def in_order(stmts: list[Callable[[Frame], Any]]) -> Callable[[Frame], Any]:
+    """Statements run one after the other until one signals (break, continue, return, goto)."""
+    if len(stmts) == 1:
+        return stmts[0]
+
+    def run(f: Frame) -> Any:
+        for s in stmts:
+            r = s(f)
+            if r is not None:
+                return r
+        return None
+
+    return run
+
+
+def while_walk(compiler, node, scope, step) -> Callable[[Frame], Any] | None:
+    """`while (p) { ...; p = p->next; }` in proof mode: the pointer-chain walk of a `for`
+    (`rows.chain_loop`) over the body without its last statement, the advance."""
+    shape = loopshapes.while_chain(node.child_by_field_name("condition"), node.child_by_field_name("body"))
+    if shape is None or shape[0].cursor not in scope:
+        return None
+    walk, statements = shape
+    inner = dict(scope)
+    body = in_order([s for s in (compiler.stmt(c, inner) for c in statements) if s is not None])
+    return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
 
 
 def loop_entry(induction, precheck) -> Callable[[Frame], Any]:

@@ -86,13 +86,17 @@ def nonzero_count(inputs: dict[str, Any]) -> int:
     return sum(1 for v in inputs.values() if v not in (0, b""))
 
 
-def shrink_trials(inputs: dict[str, Any], kinds: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+def shrink_trials(inputs: dict[str, Any], kinds: dict[str, Any],
+                  zeros: dict[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
     """(key, smaller value) to try, in order: each input to its 0 first (the fewest non-zero
-    inputs), then each remaining one to ever smaller values."""
+    inputs), then each remaining one to ever smaller values (`zeros`: the zero of each input of
+    `kinds`, when the caller computed them once for many calls)."""
     for key, value in inputs.items():
         kind = kinds.get(key)
-        if kind is not None and value != zero_value(kind):
-            yield key, zero_value(kind)
+        if kind is not None:
+            zero = zeros[key] if zeros is not None and key in zeros else zero_value(kind)
+            if value != zero:
+                yield key, zero
     for key, value in inputs.items():
         shortest = len(zero_value(kinds[key])) if kinds.get(key, ("",))[0] == "str" else 0
         for smaller in _smaller(value):
@@ -115,7 +119,7 @@ def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[
     progress = True
     while progress and not out_of_budget():
         progress = False
-        for key, value in shrink_trials(best, kinds):
+        for key, value in shrink_trials(best, kinds, zero):
             if out_of_budget():
                 break
             if (key, repr(value)) in done or best.get(key) == value:

@@ -179,25 +179,26 @@ def test_function_option_picks_one_of_several(tmp_path, capsys):
 
 CHAIN_OLD = b"""static int chain_show(struct seq_file *m, void *v)
 {
-	struct item *p;
+	struct item *p, *q;
 
 	p = first_item(m);
 	while (p) {
-		seq_printf(m, "%u\\n", p->value);
+		q = p;
 		p = p->next;
+		seq_printf(m, "%u\\n", q->value);
 	}
 	return 0;
 }
 """
-CHAIN_NEW = CHAIN_OLD.replace(b'seq_printf(m, "%u\\n", p->value);',
-                              b'seq_put_decimal_ull(m, "", p->value); seq_putc(m, \'\\n\');')
+CHAIN_NEW = CHAIN_OLD.replace(b'seq_printf(m, "%u\\n", q->value);',
+                              b'seq_put_decimal_ull(m, "", q->value); seq_putc(m, \'\\n\');')
 
 
 def test_verify_writes_nothing_in_the_working_directory(tmp_path):
     """A check is read-only: no Hypothesis cache (.hypothesis/) or other file appears in the
     directory the user runs fmtcheck from. The pair is a pointer-chain walk written as a while
-    loop, which is tested, not proven (the `for` form is proven by induction), so the Hypothesis
-    search runs (without its private home it writes .hypothesis/ there).
+    loop that advances before it prints, which is tested, not proven (`for (p = X; p; p = p->next)`
+    and a while loop that advances last are proven by induction), so the Hypothesis search runs (without its private home it writes .hypothesis/ there).
     (A subprocess: under pytest, Hypothesis has already fixed its directory.)"""
     src, cwd = tmp_path / "src", tmp_path / "cwd"
     src.mkdir()
