@@ -5,7 +5,8 @@ Order (the same every run, so the same seed gives the same report):
 1. the all-zero vector: every input 0 or empty, no loop iterations;
 2. each input alone at each of its boundaries, every other input 0 or empty;
 3. the sweep of `fmtcheck.engine.inputs` (one input moving, the others small and distinct; then
-   every column filled at each digit length);
+   every column filled at each digit length); an input a later case reveals (read only under a
+   condition that case made true) is swept again from that case (`sweep_where_revealed`);
 4. Hypothesis, seeded, over the same input classes (only when the proof failed);
 5. aimed cases: every condition over the inputs that has not yet been true, false and at its
    boundary (`fmtcheck.c.coverage`) gets cases built from the first case that reached it, with
@@ -22,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from fmtcheck.c.coverage import Site
-from fmtcheck.engine.inputs import axis_values, type_range, zero_value
+from fmtcheck.engine.inputs import VectorInputs, axis_values, sweep, type_range, zero_value
 
 MAX_AIM_ROUNDS = 8  # rounds of aimed cases: a round can open conditions nested one level deeper
 MAX_AIMED_PER_SITE = 160  # cases aimed at one condition per round
@@ -80,6 +81,24 @@ def aimed_cases(site: Site, kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
         trial = dict(base)
         trial[key] = v
         yield trial
+
+
+def sweep_where_revealed(runner: Any, fresh: dict[str, Any]) -> bool:
+    """The sweep (stage 3) of inputs a later case revealed, run in that case's context: an input
+    read only under a condition the case made true (an iterator equal to a global's address, a
+    flag set) is never read with the other inputs at their zeros or small defaults, so its
+    extremes are tried on the case that reached it, the other inputs as that case had them.
+    False once the budget is spent."""
+    contexts: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for key, kind in fresh.items():
+        case = runner.revealed_in.get(key)
+        if case is not None:
+            contexts.setdefault(id(case), (case, {}))[1][key] = kind
+    for case, kinds in contexts.values():
+        for vector in sweep(kinds):
+            if not runner.try_case(VectorInputs({**case, **vector}, zero=True), "revealed"):
+                return False
+    return True
 
 
 def nonzero_count(inputs: dict[str, Any]) -> int:

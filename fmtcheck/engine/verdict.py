@@ -49,7 +49,7 @@ from fmtcheck.engine.inputs import (
     zero_value,
 )
 from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
-from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases
+from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
 MAX_DIVERGENT_CASES = 500  # differing cases collected before the search stops (the report needs few)
@@ -266,6 +266,7 @@ class Runner:
         self.over_bound: list[LimitExceeded] = []  # cases a per-case bound ended (see try_case)
         self.costly_over_bound = 0
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
+        self.revealed_in: dict[str, dict[str, Any]] = {}  # input -> the case that first read it
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -483,6 +484,8 @@ class Runner:
             for vector in sweep(fresh):
                 if not self.try_case(VectorInputs(vector), "sweep"):
                     return
+            if not sweep_where_revealed(self, fresh):
+                return
 
     def aimed_search(self) -> None:
         """Stage 5: cases aimed at the conditions the search has not yet covered."""
@@ -585,9 +588,12 @@ class Runner:
         return result
 
     def _learn_kinds(self, inputs) -> None:
+        case = None
         for k, v in inputs.kinds.items():
             if k not in self.kinds and len(self.kinds) < MAX_INPUT_KEYS:
                 self.kinds[k] = v
+                case = dict(inputs.assignment()) if case is None else case
+                self.revealed_in[k] = case
 
     def prove(self) -> tuple[bool, str | None]:
         """Both sides traced on symbols, branches as rows or paths and loops as one iteration;
@@ -609,39 +615,44 @@ class Runner:
         return False, "the two sides print different sequences of literal text and fields"
 
     def hypothesis_search(self, options: Options) -> None:
-        """Stage 4: Hypothesis over the same input classes, seeded, with settings of its own (no
-        profile of the surrounding test run changes them); each example is one case of the budget."""
-        from hypothesis import HealthCheck, Phase, given, seed, settings
-        from hypothesis import strategies as st
-        from hypothesis.errors import HypothesisException
+        """Stage 4 (`hypothesis_search`)."""
+        hypothesis_search(self, options)
 
-        class _Diverged(Exception):
+
+def hypothesis_search(runner: "Runner", options: Options) -> None:
+    """Stage 4: Hypothesis over the same input classes, seeded, with settings of its own (no
+    profile of the surrounding test run changes them); each example is one case of the budget."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisException
+
+    class _Diverged(Exception):
+        pass
+
+    @seed(options.seed)
+    @settings(settings.get_profile("default"), max_examples=max(options.max_examples, 1),
+              database=None, deadline=None, derandomize=False, phases=[Phase.generate],
+              report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(st.data())
+    def probe(data) -> None:
+        if runner.budget.exhausted():
+            return
+        inputs = HypothesisInputs(data)
+        runner.hypothesis_cases += 1
+        before = len(runner.divergent)
+        runner.try_case(inputs, "hypothesis")
+        if len(runner.divergent) > before:
+            raise _Diverged()
+
+    from fmtcheck.common.hypothesis_home import private_hypothesis_home
+
+    with private_hypothesis_home():
+        try:
+            probe()
+        except _Diverged:
             pass
-
-        @seed(options.seed)
-        @settings(settings.get_profile("default"), max_examples=max(options.max_examples, 1),
-                  database=None, deadline=None, derandomize=False, phases=[Phase.generate],
-                  report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False)
-        @given(st.data())
-        def probe(data) -> None:
-            if self.budget.exhausted():
-                return
-            inputs = HypothesisInputs(data)
-            self.hypothesis_cases += 1
-            before = len(self.divergent)
-            self.try_case(inputs, "hypothesis")
-            if len(self.divergent) > before:
-                raise _Diverged()
-
-        from fmtcheck.common.hypothesis_home import private_hypothesis_home
-
-        with private_hypothesis_home():
-            try:
-                probe()
-            except _Diverged:
-                pass
-            except HypothesisException:
-                pass
+        except HypothesisException:
+            pass
 
 
 def parameter_key(old: Side, index: int, name: str) -> str:
