@@ -110,7 +110,8 @@ class CallCompiler:
         fns = [a.fn for a in arg_exprs]
         types = [a.type for a in arg_exprs]
         texts = [a.text for a in arg_exprs]
-        hint = self.space.hint(text)
+        declared = self.return_type(name) if callee is None else None
+        hint = declared if declared is not None and declared[0] == "int" else self.space.hint(text)
         where = self.where(node)
         accessor = name in lib.SEQ_ACCESSORS
         has_outs = any(o is not None for o in outs)
@@ -286,7 +287,7 @@ class CallCompiler:
 
     def _minmax(self, args, node, scope, text, pick):
         exprs = [self.expr(a, scope) for a in args[-2:]]
-        types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
+        types = [self.space.operand_type(e.text, self.where(node), e.type) for e in exprs]
         t = usual(types[0], types[1])
         fns = [e.fn for e in exprs]
 
@@ -310,7 +311,7 @@ class CallCompiler:
         if len(args) != 3:
             raise self.unsupported(node, "clamp takes 3 arguments")
         exprs = [self.expr(a, scope) for a in args]
-        types = [e.type if e.type[0] == "int" else (self.space.hint(e.text) or U64) for e in exprs]
+        types = [self.space.operand_type(e.text, self.where(node), e.type) for e in exprs]
         t = usual(usual(types[0], types[1]), types[2])
         fns = [e.fn for e in exprs]
 

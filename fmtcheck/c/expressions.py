@@ -185,7 +185,10 @@ class ExpressionCompiler:
                 value, t = known
                 return Expr(lambda f: value, t, name, node, value)
             key = name
-            hint = self.space.hint(name) or U64
+            hint = self.space.hint(name)
+            if hint is None:
+                self.space.untyped_macros.add(name)  # its type is assumed where it is computed with
+                hint = U64
             if hint[0] != "int":
                 raise self.unsupported(node, f"macro {name} is not defined in the input")
             return Expr(lambda f: f.ctx.inputs.int_input(key, hint), hint, name, node)
@@ -230,8 +233,8 @@ class ExpressionCompiler:
                 raise UndefinedBehaviour(line, f"member '{fname}' read through a null pointer ({base.text})")
             raise Inconclusive(where, f"member '{fname}' of a non-struct value")
 
-        hint = self.space.hint(text)
-        return Expr(member, hint or FREE, text, node)
+        declared = self.member_type(base.type, op, fname)
+        return Expr(member, declared or self.space.hint(text) or FREE, text, node)
 
     def _expr_subscript_expression(self, node, scope):
         base = self.expr(node.child_by_field_name("argument"), scope)
@@ -281,7 +284,7 @@ class ExpressionCompiler:
         if tnode is not None:
             t = self._declared_type(tnode, tnode.child_by_field_name("declarator"))
             if struct_sized(t):
-                return self._opaque_size(t, text, node)
+                return opaque_size(t, text, node)
             size = type_size(t)
         else:
             inner = vnode
@@ -300,7 +303,7 @@ class ExpressionCompiler:
                 elif e.type[0] in ("int", "ptr"):
                     size = type_size(e.type)
                 elif struct_sized(e.type):
-                    return self._opaque_size(e.type, text, node)
+                    return opaque_size(e.type, text, node)
                 else:
                     raise self.unsupported(node, f"sizeof of '{e.text}' whose type is not known")
         return Expr(lambda f: size, U64, text, node, size)
@@ -320,23 +323,6 @@ class ExpressionCompiler:
         def size(f: Frame) -> Any:
             n = f.ctx.inputs.int_input(name, hint)
             return n * esize if esize != 1 else n
-
-        return Expr(size, U64, text, node)
-
-    def _opaque_size(self, t: tuple, text: str, node) -> Expr:
-        """sizeof a struct the input does not define: a positive size shared by both sides,
-        named by the struct (an input, so no verdict depends on a made-up layout)."""
-        count = 1
-        while t[0] == "array":
-            count *= t[2]
-            t = t[1]
-        key = f"sizeof(struct {t[1]})"
-
-        def size(f: Frame) -> Any:
-            n = f.ctx.inputs.int_input(key, ("int", 32, False))
-            if type(n) is int:
-                n = max(n, 1)  # a struct has a positive size
-            return n * count if count != 1 else n
 
         return Expr(size, U64, text, node)
 
@@ -362,7 +348,8 @@ class ExpressionCompiler:
         op = node.child_by_field_name("operator").text.decode()
         arg = self.expr(node.child_by_field_name("argument"), scope)
         afn = arg.fn
-        t = promote(int_type(arg.type)) if arg.type[0] == "int" else (promote(self.space.hint(arg.text) or U64))
+        t = promote(self.space.operand_type(arg.text, self.where(node), arg.type) if op in ("-", "~")
+                    else int_type(arg.type) if arg.type[0] == "int" else self.space.hint(arg.text) or U64)
         text = node.text.decode("latin-1")
         src = arg.type if arg.type[0] == "int" else t
         if op == "!":
@@ -461,3 +448,21 @@ def string_expr(text: bytes, name: str, node) -> Expr:
     """A string constant: a pointer to its bytes and a NUL, read-only."""
     mem = Mem(bytearray(text + b"\x00"), readonly=True)
     return Expr(lambda f: Ptr(mem), ("array", CHAR, len(text) + 1), name, node, text)
+
+
+def opaque_size(t: tuple, text: str, node) -> Expr:
+    """sizeof a struct the input does not define: a positive size shared by both sides,
+    named by the struct (an input, so no verdict depends on a made-up layout)."""
+    count = 1
+    while t[0] == "array":
+        count *= t[2]
+        t = t[1]
+    key = f"sizeof(struct {t[1]})"
+
+    def size(f: Frame) -> Any:
+        n = f.ctx.inputs.int_input(key, ("int", 32, False))
+        if type(n) is int:
+            n = max(n, 1)  # a struct has a positive size
+        return n * count if count != 1 else n
+
+    return Expr(size, U64, text, node)

@@ -63,11 +63,24 @@ def tree_strings(tree: str | None, where: str, includes: list[tuple[bool, str]])
     return dict(_constants(root, _file_directory(root, where), tuple(includes))[1])
 
 
+def tree_return_types(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, tuple]:
+    """The integer types the functions the headers `includes` declare return
+    (`static inline unsigned long huge_page_size(const struct hstate *h)`); a name declared with
+    two types, or also defined as a function-like macro, is dropped."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    return dict(_constants(root, _file_directory(root, where), tuple(includes))[2])
+
+
 @functools.lru_cache(maxsize=64)
 def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
     seen: set[Path] = set()
     level = [h for h in (_resolve(root, directory, s, n) for s, n in includes) if h is not None]
     found: list[tuple[dict[str, str], dict[str, tuple[int, tuple]], set[str]]] = []
+    returns: dict[str, tuple | None] = {}
     for _ in range(MAX_DEPTH):
         nxt = []
         for header in level:
@@ -76,9 +89,42 @@ def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
             seen.add(header)
             defines, enums, undefs, nested = _header(header)
             found.append((defines, enums, undefs))
+            for name, t in _return_types(header).items():
+                returns[name] = t if returns.get(name, t) == t else None
             nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in nested) if h is not None]
         level = nxt
-    return tuple(_combine(found).items()), tuple(_strings(found).items())
+    typed = tuple((name, t) for name, t in returns.items() if t is not None)
+    return tuple(_combine(found).items()), tuple(_strings(found).items()), typed
+
+
+# `static inline unsigned long name(`, `extern u64 name(`: an integer return type, no pointer
+_PROTOTYPE = re.compile(
+    rb"^[ \t]*(?:(?:static|extern|inline|__always_inline|__init|notrace)[ \t]+)*"
+    rb"((?:(?:const|unsigned|signed|long|short|int|char)[ \t]+)*[A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.M)
+_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
+
+
+@functools.lru_cache(maxsize=4096)
+def _return_types(path: Path) -> dict[str, tuple | None]:
+    """Name -> the integer type a header's function declarations give it (None: two types, or a
+    function-like macro of that name, which is what the preprocessor calls)."""
+    from fmtcheck.c.types import BASE_TYPES
+
+    data = _read(path)
+    if data is None:
+        return {}
+    clean = _COMMENT.sub(b" ", data.replace(b"\\\n", b" "))
+    out: dict[str, tuple | None] = {}
+    for m in _PROTOTYPE.finditer(clean):
+        words = [w for w in m.group(1).decode("latin-1").split() if w != "const"]
+        t = BASE_TYPES.get(" ".join(words))
+        if t is None or t[0] != "int":
+            continue
+        name = m.group(2).decode("latin-1")
+        out[name] = t if out.get(name, t) == t else None
+    for m in _FUNCTION_MACRO.finditer(clean):
+        out[m.group(1).decode("latin-1")] = None
+    return out
 
 
 _STRING_MACRO = re.compile(r'\s*(?:"(?:[^"\\\n]|\\.)*"\s*)+\Z')

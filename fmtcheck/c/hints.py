@@ -7,7 +7,7 @@ import re
 
 from fmtcheck.c import cfront
 from fmtcheck.c.nodes import callee
-from fmtcheck.c.types import CHAR_PTR
+from fmtcheck.c.types import CHAR_PTR, FREE, U64
 
 
 class InputSpace:
@@ -21,6 +21,39 @@ class InputSpace:
         # path -> (the narrower use, the wider use, where the wider one is)
         self.width_conflicts: dict[str, tuple[tuple, tuple, str]] = {}
         self.hint_sites: dict[str, str] = {}
+        # an operand whose type the input does not declare is computed in `assumed_type`; each
+        # one is remembered (text -> FILE:LINE), since a verdict must then hold for every
+        # integer type it may have (fmtcheck.engine.assumed judges it again in the others)
+        self.assumed_type: tuple = U64
+        self.assumed: dict[str, str] = {}
+        self.untyped_macros: set[str] = set()  # macros the input does not define, read as u64
+        self.printed_width: dict[str, int] = {}  # operand -> the width a printf conversion gives it
+
+    def operand_type(self, text: str, where: str, t: tuple) -> tuple:
+        """The integer type an operand of type T is computed in: T when it is an integer type
+        the code declares; else the type its uses hint; else, for a value of undeclared type
+        (a member of an unknown struct, an unknown call, a macro the input does not define),
+        `assumed_type`, recorded as an assumption about that operand (an address is a u64)."""
+        if t[0] == "int" and text not in self.untyped_macros:
+            return t
+        hint = self.hint(text)
+        if hint is not None:
+            return hint
+        if t != FREE and text not in self.untyped_macros:
+            return U64
+        self.assumed.setdefault(_norm(text), where)
+        return self.assumed_as(_norm(text), self.assumed_type)
+
+    def assumed_as(self, key: str, t: tuple) -> tuple:
+        """T for the undeclared operand KEY, at the width its printing demands, if any: in
+        `seq_printf(m, "%lu", x << 2)` the conversion reads a long, and `<<` keeps x's type, so
+        x is 64 bits wide whatever its signedness (`printed_width`)."""
+        bits = self.printed_width.get(key)
+        return ("int", bits, t[2]) if bits is not None and bits != t[1] else t
+
+    def assumed_types(self, t: tuple) -> tuple:
+        """The types the assumed operands take when `assumed_type` is T, in order."""
+        return tuple(self.assumed_as(key, t) for key in self.assumed)
 
     def hint(self, text: str) -> tuple | None:
         return self.hints.get(_norm(text))
@@ -81,11 +114,56 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
             args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
             for arg, kind in argument_kinds(name, args, unit):
                 text = arg.text.decode("latin-1")
+                if name == "seq_printf" and isinstance(kind, tuple) and kind[0] == "int":
+                    _note_printed_width(arg, kind[1], space)
                 if kind == "str":
                     space.add_string(text)
                     space.add_hint(text, CHAR_PTR)
                 elif kind is not None:
                     space.add_hint(text, kind, f"{unit.where}:{unit.user_line(arg)}")
+
+
+# operators whose result has the type of their left operand (shifts), or of the wider operand
+_SHIFTS = ("<<", ">>")
+_ARITHMETIC = ("+", "-", "*", "/", "%", "&", "|", "^")
+
+
+def _note_printed_width(arg, bits: int, space: InputSpace) -> None:
+    """A printf argument has the width its conversion reads (the kernel builds with -Wformat):
+    so has the operand it keeps the type of, through parentheses, `-`/`~`, the left side of a
+    shift, and arithmetic with an int literal (no `L` suffix, so it widens nothing)."""
+    node = arg
+    while True:
+        if node.type == "parenthesized_expression" and len(node.named_children) == 1:
+            node = node.named_children[0]
+        elif node.type == "unary_expression" and node.child_by_field_name("operator").type in ("-", "~", "+"):
+            node = node.child_by_field_name("argument")
+        elif node.type == "binary_expression" and node.child_by_field_name("operator").type in _SHIFTS:
+            node = node.child_by_field_name("left")
+        elif node.type == "binary_expression" and node.child_by_field_name("operator").type in _ARITHMETIC:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if _int_literal(right):
+                node = left
+            elif _int_literal(left):
+                node = right
+            else:
+                return
+        else:
+            break
+    if node is not arg:
+        space.printed_width.setdefault(_norm(node.text.decode("latin-1")), bits)
+
+
+def _int_literal(node) -> bool:
+    """An expression of int literals only (`10`, `'0'`, `(PAGE_SHIFT - 10)` is not one)."""
+    if node.type == "number_literal":
+        return "l" not in node.text.decode("latin-1").lower() and "." not in node.text.decode("latin-1")
+    if node.type == "char_literal":
+        return True
+    if node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        return _int_literal(node.named_children[0])
+    return node.type == "binary_expression" and all(
+        _int_literal(node.child_by_field_name(side)) for side in ("left", "right"))
 
 
 ARRAY_SIZE_MACRO = ("int", 32, False, "size")

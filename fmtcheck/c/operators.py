@@ -27,8 +27,9 @@ class OperatorCompiler:
             return self._logical(op, left, right, node, text)
         if left.type[0] in ("ptr", "array") and op in ("+", "-") and right.type[0] == "int":
             return self._pointer_arith(op, left, right, node, text)
-        lt = left.type if left.type[0] == "int" else (self.space.hint(left.text) or U64)
-        rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
+        where = self.where(node)
+        lt = self.space.operand_type(left.text, where, left.type)
+        rt = self.space.operand_type(right.text, where, right.type)
         site = self.site(node) if op in COMPARISONS else None
         fn, t = binary(op, left, right, lt, rt, self.line(node), self.where(node), site)
         if left.type == FREE and op in ("+", "-"):
@@ -118,8 +119,8 @@ class OperatorCompiler:
         b = self.expr(node.child_by_field_name("alternative"), scope)
         afn, bfn = a.fn, b.fn
         if a.type[0] == "int" or b.type[0] == "int":
-            at = a.type if a.type[0] == "int" else (self.space.hint(a.text) or U64)
-            bt = b.type if b.type[0] == "int" else (self.space.hint(b.text) or U64)
+            at = self.space.operand_type(a.text, self.where(node), a.type)
+            bt = self.space.operand_type(b.text, self.where(node), b.type)
             t = usual(at, bt)
 
             def tern_int(f: Frame) -> Any:
@@ -257,7 +258,9 @@ class OperatorCompiler:
             combined = self._pointer_arith(binop, current, right, node, text)
             cfn = combined.fn
         else:
-            rt = right.type if right.type[0] == "int" else (self.space.hint(right.text) or U64)
+            # `x += y` keeps the low bits whatever y's type; a quotient does not
+            rt = (self.space.operand_type(right.text, self.where(node), right.type) if binop in ("/", "%")
+                  else right.type if right.type[0] == "int" else self.space.hint(right.text) or U64)
             cfn, _ = binary(binop, current, right, lt, rt, self.line(node), self.where(node))
 
         def compound(f: Frame) -> Any:

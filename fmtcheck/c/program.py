@@ -46,6 +46,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.tree = tree
         self._header_constants: dict[str, tuple[int, tuple]] | None = None
         self._header_strings: dict[str, bytes] | None = None
+        self._header_returns: dict[str, tuple] | None = None
         self.space = space
         self.label = label
         self.compiled: dict[str, Callable] = {}
@@ -64,6 +65,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self._compile_enums()
         self.unfolded_size: str | None = None  # the size text of the array being declared, when unfolded
         self.kernel_state: set[str] = set()  # file-scope variables whose value is the kernel's state
+        self.prototypes: dict[str, tuple] = {}  # function declared, not defined -> its return type
+        self.struct_members: dict[str, dict[str, tuple]] = {}  # struct -> member -> type (file's definition)
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -216,6 +219,17 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             self._header_strings = headers.tree_strings(self.tree, self.unit.where, self.unit.source.includes)
         return self._header_strings.get(name)
 
+    def return_type(self, name: str) -> tuple | None:
+        """The integer type a call of NAME, which the input does not define, returns: from the
+        file's prototype, else (with `--tree`) from the headers the file includes."""
+        if name in self.prototypes:
+            return self.prototypes[name]
+        if self.tree is None:
+            return None
+        if self._header_returns is None:
+            self._header_returns = headers.tree_return_types(self.tree, self.unit.where, self.unit.source.includes)
+        return self._header_returns.get(name)
+
     def _compile_enums(self) -> None:
         """The enumerators the input defines are the constants they are (`enum { A, B = 4, C }`:
         0, 4, 5), never inputs: a counterexample that sets one would not be realizable. One whose
@@ -238,12 +252,18 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
     # -- globals --------------------------------------------------------------------------
     def _compile_global(self, decl) -> None:
         for child in decl.children:
-            if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator"):
+            if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator",
+                                  "function_declarator"):
                 continue
             d = child.child_by_field_name("declarator") if child.type == "init_declarator" else child
             name = declarator_name(d)
-            if not name or declares_function(d):
-                continue  # a prototype (`static struct foo *get_foo(int);`): no variable
+            if name and declares_function(d):
+                # a prototype (`static struct foo *get_foo(int);`): no variable, but the type of
+                # what the calls of it return
+                self.prototypes.setdefault(name, self._declared_type(decl, d))
+                continue
+            if not name:
+                continue
             t = self._declared_type(decl, d)
             init = child.child_by_field_name("value") if child.type == "init_declarator" else None
             self.note_unfolded_size(decl, name, t)

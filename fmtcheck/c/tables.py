@@ -164,6 +164,26 @@ class DataCompiler:
             return {}
         return arrays
 
+    def member_type(self, base: tuple, op: str, field: str) -> tuple | None:
+        """The integer type the file's definition of the struct gives `base->field` (`base.field`),
+        or None when the struct is not defined in the input or the member is not an integer."""
+        struct = base[1] if op == "->" and base[0] == "ptr" else base if op == "." else None
+        if struct is None or struct[0] != "struct":
+            return None
+        if struct[1] not in self.struct_members:
+            self.struct_members[struct[1]] = dict(self.defined_fields(struct[1]))
+        t = self.struct_members[struct[1]].get(field)
+        return t if t is not None and t[0] == "int" else None
+
+    def defined_fields(self, name: str) -> list[tuple[str, tuple]]:
+        """The fields of struct NAME as the file defines it (none when it does not)."""
+        for n in cfront.walk(self.unit.tree.root_node):
+            if (n.type == "struct_specifier" and n.child_by_field_name("body") is not None
+                    and n.child_by_field_name("name") is not None
+                    and n.child_by_field_name("name").text.decode("latin-1") == name):
+                return self._fields_of(n.child_by_field_name("body"))
+        return []
+
     def _struct_fields(self, name: str) -> list[tuple[str, tuple]]:
         """The fields of a struct, in order, from its definition in the declaration or the file."""
         body = None
@@ -179,6 +199,9 @@ class DataCompiler:
                     break
         if body is None:
             raise self.unsupported(self.current_decl, f"struct {name} of a table is not defined in the input")
+        return self._fields_of(body)
+
+    def _fields_of(self, body) -> list[tuple[str, tuple]]:
         fields = []
         for fd in body.named_children:
             if fd.type != "field_declaration":

@@ -23,6 +23,7 @@ from fmtcheck.c import cfront
 from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.c.program import Program
+from fmtcheck.c.types import U64
 from fmtcheck.c.rows import StepsForeseen
 from fmtcheck.c.coverage import Coverage
 from fmtcheck.c.symbolic import NotProvable
@@ -49,6 +50,7 @@ from fmtcheck.engine.inputs import (
     zero_value,
 )
 from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
+from fmtcheck.engine.assumed import judged_in_every_type
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
@@ -182,8 +184,20 @@ class Side:
 
 def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
           options: Options, subject: str) -> Result:
-    """The verdict on one pair of functions."""
+    """The verdict on one pair of functions, for every type its undeclared operands may have."""
+    def judge_as(t: tuple) -> tuple[Result, InputSpace]:
+        return judged_once(old_unit, new_unit, old_name, new_name, options, subject, t)
+
+    first, space = judge_as(U64)
+    return judged_in_every_type(first, space, judge_as)
+
+
+def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
+                options: Options, subject: str, assumed_type: tuple) -> tuple[Result, InputSpace]:
+    """The verdict with every operand of undeclared type computed in ASSUMED_TYPE, and the input
+    space that says which operands those were."""
     space = InputSpace(options.star_max)
+    space.assumed_type = assumed_type
     collect_hints(old_unit, space)
     collect_hints(new_unit, space)
     files = (old_unit.where, new_unit.where)
@@ -192,18 +206,18 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
         new = side_of(new_unit, space, new_name, "new", options.tree)
     except Inconclusive as err:
         return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}",
-                      location=SourceLine.from_where(err.where, files))
+                      location=SourceLine.from_where(err.where, files)), space
     runner = Runner(old, new, WorkBudget(options.bounds))
     try:
         result = runner.decide(options, subject)
     except Inconclusive as err:
         return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}",
                       extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"},
-                      location=SourceLine.from_where(err.where, files))
+                      location=SourceLine.from_where(err.where, files)), space
     if result.verdict == "inconclusive" and result.location is None:
         # every reason the runner gives names the construct's FILE:LINE (the first place it names)
         result.location = SourceLine.first_in(result.reason, files)
-    return result
+    return result, space
 
 
 def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: str | None = None) -> Side:
@@ -267,6 +281,7 @@ class Runner:
         self.costly_over_bound = 0
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
         self.revealed_in: dict[str, dict[str, Any]] = {}  # input -> the case that first read it
+        self.swept: set[str] = set()  # inputs the planned sweep has moved
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -457,6 +472,7 @@ class Runner:
             self.hypothesis_search(options)  # a divergence found needs no more search (nor its import)
         if not proven and not self.divergent:
             self.aimed_search()
+            self.sweep_late_reveals()
         return self.verdict(options, subject, proven, proof_note)
 
     def _proven(self, replay: Outcome, subject: str) -> Result:
@@ -474,7 +490,7 @@ class Runner:
         """Stages 1-3 of `fmtcheck.engine.search`, repeated for inputs later cases reveal, until one differs."""
         if not self.try_case(VectorInputs(zero=True), "zero"):
             return
-        swept: set[str] = set()
+        swept = self.swept
         while len(swept) < len(self.kinds) and not (swept and self.divergent):
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
@@ -486,6 +502,18 @@ class Runner:
                     return
             if not sweep_where_revealed(self, fresh):
                 return
+
+    def sweep_late_reveals(self) -> None:
+        """Inputs that Hypothesis or the aimed cases revealed, swept where they were revealed
+        (`sweep_where_revealed`), and the conditions they open aimed at, until none is new."""
+        for _ in range(MAX_AIM_ROUNDS):
+            fresh = {k: v for k, v in self.kinds.items() if k not in self.swept}
+            if not fresh or self.divergent:
+                return
+            self.swept.update(fresh)
+            if not sweep_where_revealed(self, fresh) or self.divergent:
+                return
+            self.aimed_search()
 
     def aimed_search(self) -> None:
         """Stage 5: cases aimed at the conditions the search has not yet covered."""

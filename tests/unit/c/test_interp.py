@@ -143,10 +143,12 @@ def test_switch_with_fallthrough_and_default():
 
 
 def test_switch_on_an_input_against_a_table():
-    table = 'static const char * const state_names[] = {"running", "sleeping", "stopped"};\n\n'
+    # st is declared unsigned: were it signed, `-1 % 3` would index before the table (rule 6)
+    st = 'struct t { unsigned int st; };\n'
+    table = st + 'static const char * const state_names[] = {"running", "sleeping", "stopped"};\n\n'
     old = show('\tstruct t *t = v;\n\n\tseq_printf(m, "%s\\n", state_names[t->st % 3]);\n', before=table)
     new = show('\tstruct t *t = v;\n\n\tswitch (t->st % 3) {\n\tcase 0:\n\t\tseq_puts(m, "running\\n");\n\t\tbreak;\n'
-               '\tcase 1:\n\t\tseq_puts(m, "sleeping\\n");\n\t\tbreak;\n\tdefault:\n\t\tseq_puts(m, "stopped\\n");\n\t}\n')
+               '\tcase 1:\n\t\tseq_puts(m, "sleeping\\n");\n\t\tbreak;\n\tdefault:\n\t\tseq_puts(m, "stopped\\n");\n\t}\n', before=st)
     result = run(old, new)
     assert result.verdict == "equivalent", (result.reason, result.divergences[:1])
 

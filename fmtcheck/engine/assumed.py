@@ -1,0 +1,55 @@
+"""Operands whose type the input does not declare: a verdict must hold for every type they may have.
+
+`bdev_nr_sectors(part) >> 1` with no declaration of `bdev_nr_sectors` in what fmtcheck was given
+is computed in an assumed type (`InputSpace.operand_type`: u64). If the call returns a `long long`,
+`-1 >> 1` is -1 and `%llu` of it prints 18446744073709551615 where `%lld` prints -1, so a
+verdict reached under u64 alone is not one for the code. When the compiled sides assumed a type
+for an operand, the pair is judged again with every such operand taken in each other integer
+type C computes in (the narrower ones promote to int, whose values include theirs), at the width
+a printf conversion demands of it (`InputSpace.printed_width`). "equivalent" stands only when
+every type gives it; otherwise the result is inconclusive and names the operand, its line and
+the types that disagree. All the assumed operands take one type at a time. A divergence found
+with them as u64 stands: it is realizable by code that declares them so (the counterexample's
+inputs are that type's values), and the type is one the code does not rule out.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from fmtcheck.c.hints import InputSpace
+from fmtcheck.c.types import S32, S64, U32, U64
+from fmtcheck.common.result import Result
+
+# the types an undeclared operand is judged in, after the u64 of the first judgement
+OTHER_TYPES = (S64, U32, S32)
+
+
+def type_name(t: tuple) -> str:
+    return f"{'s' if t[2] else 'u'}{t[1]}"
+
+
+def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[tuple], tuple[Result, InputSpace]]
+                         ) -> Result:
+    """FIRST was judged with SPACE's operands of undeclared type in u64; `judge_as(T)` judges the
+    pair again with them in T. An equivalence every type gives, or inconclusive naming the first
+    operand whose type was assumed."""
+    if not space.assumed or first.verdict != "equivalent":
+        return first
+    text, where = next(iter(space.assumed.items()))
+    judged = {space.assumed_types(U64)}
+    for t in OTHER_TYPES:
+        if space.assumed_types(t) in judged:
+            continue  # the width their printing demands makes this type one already judged
+        judged.add(space.assumed_types(t))
+        other, _ = judge_as(t)
+        if other.verdict != first.verdict:
+            what = other.verdict + (f" ({other.reason})" if other.verdict == "inconclusive" and other.reason else "")
+            reason = (f"{where}: the type of {text} is not declared in the input, and the verdict depends on it: "
+                      f"{first.verdict} when it is {type_name(space.assumed_as(text, U64))}, {what} when it "
+                      f"is {type_name(space.assumed_as(text, t))} "
+                      f"(declare it, or give --tree DIR, to decide)")
+            return Result(first.subject, "inconclusive", cases=first.cases + other.cases, reason=reason,
+                          notes=first.notes, extra={**first.extra, "decided_by": "construct"})
+        first.cases += other.cases
+    return first
