@@ -161,9 +161,31 @@ def main(argv: list[str] | None = None) -> int:
     for kind in kinds:
         tree = args.trees[0] if kind == "kernel" else REVIEW_TREE if kind == "review" else None
         with_tree = [f"--fmtcheck-tree={tree}"] if args.with_tree and tree else []
+        print_capacity("before")
         run_queue(kind, args, extra + with_tree)
-    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    print_capacity("at the end")
     return 0
+
+
+SPIN = "x = 0\nfor i in range(15_000_000):\n    x += i\n"
+
+
+def parallel_capacity() -> float:
+    """Wall time of two CPU-bound processes started together over that of one alone: about 1.0
+    when two cores are free, about 2.0 when the machine's other load leaves no parallelism for
+    ``-n 2`` to gain. It says how to read the figures measured beside it."""
+    def wall(count: int) -> float:
+        start = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
+        for proc in procs:
+            proc.wait(timeout=300)
+        return time.perf_counter() - start
+    return wall(2) / wall(1)
+
+
+def print_capacity(when: str) -> None:
+    print(f"CPU-bound control {when}: two processes at once took {parallel_capacity():.2f}x the wall of one "
+          f"(1.00x: two free cores; 2.00x: no parallelism to gain); load average {os.getloadavg()[0]:.1f}")
 
 
 def run_queue(kind: str, args: argparse.Namespace, extra: list[str]) -> None:

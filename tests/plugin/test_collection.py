@@ -102,11 +102,34 @@ def test_unreadable_patch_is_one_failing_item(workdir: pytest.Pytester) -> None:
     ])
 
 
+JUDGING_LOG = """
+import os, time
+import fmtcheck.patch.plan
+
+_judge = fmtcheck.patch.plan.judge
+
+
+def _logged_judge(*args, **kwargs):
+    start = time.perf_counter()
+    try:
+        return _judge(*args, **kwargs)
+    finally:
+        with open(os.path.join(os.path.dirname(__file__), "judged.tsv"), "a") as log:
+            log.write(f"{os.environ.get('PYTEST_CURRENT_TEST', '(collection)')}\\t{time.perf_counter() - start}\\n")
+
+
+fmtcheck.patch.plan.judge = _logged_judge
+"""
+
+
 def test_xdist_gives_the_same_outcomes_and_junit_report(workdir: pytest.Pytester) -> None:
     """Workers collect independently; names and the shared seed keep them in agreement, and the
     report, its first divergence line as the junit message and the patch file as the junit
-    classname still reach --junitxml from a worker (one subprocess run: xdist start-up is slow)."""
+    classname still reach --junitxml from a worker (one subprocess run: xdist start-up is slow).
+    A conftest logs every engine judgement in the workers: each ran in the call phase of its item
+    and the junit time of that item, written by the controller, covers it."""
     _ini(workdir)
+    workdir.makeconftest(JUDGING_LOG)
     result = workdir.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "--junitxml=out.xml")
     result.assert_outcomes(**QUEUE_OUTCOMES)
     assert DIVERGENT_LINE in result.stdout.str()
@@ -115,6 +138,12 @@ def test_xdist_gives_the_same_outcomes_and_junit_report(workdir: pytest.Pytester
     assert len(messages) == 1 and DIVERGENT_LINE in messages[0]
     classnames = {case.get("classname") for case in root.iter("testcase")}
     assert "queue/0002-divergent.patch" in classnames and len(classnames) == 4  # carried from the workers
+    times = {f"{case.get('classname')}::{case.get('name')}": float(case.get("time", "0")) for case in root.iter("testcase")}
+    judged = [line.split("\t") for line in (workdir.path / "judged.tsv").read_text().splitlines()]
+    assert len(judged) == 3, judged  # equivalent, divergent, inconclusive; nothing-to-check needs no engine
+    for where, seconds in judged:
+        assert where.endswith(" (call)"), where
+        assert times[where[: -len(" (call)")]] >= float(seconds) - 0.0005  # junit rounds to 1 ms
 
 
 def test_junitxml_failure_message_carries_the_report(workdir: pytest.Pytester) -> None:
