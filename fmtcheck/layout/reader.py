@@ -9,6 +9,7 @@ from fmtcheck.common.errors import InputError
 from fmtcheck.common.inputfile import InputStream, MemoryStream, open_input
 
 CHUNK = 8 << 20  # bytes read at a time
+PIECE = 1 << 20  # bytes asked of the file per read call (InputStream reads 1 MiB at a time)
 
 
 MARGIN = 64 << 10  # bytes kept beyond the current line (a field such as comm may hold '\n')
@@ -47,18 +48,25 @@ class Reader:
         return self.base + len(self.buf)
 
     def _read(self) -> None:
+        """Read up to CHUNK more bytes, in PIECE reads joined once with what the window keeps (one
+        copy of each byte, not one per slice and concatenation)."""
         cut = self.keep - self.base
+        parts = [self.buf]
         if cut > 0 and cut >= len(self.buf) // 2:
-            self.buf = self.buf[cut:]
+            parts[0] = memoryview(self.buf)[cut:]
             self.base += cut
-        try:
-            data = self.f.read(CHUNK)
-        except OSError as err:
-            raise InputError(self.where, err.strerror or "read error") from None
-        if not data:
-            self.eof = True
-        else:
-            self.buf += data
+        got = 0
+        while got < CHUNK:
+            try:
+                data = self.f.read(min(PIECE, CHUNK - got))
+            except OSError as err:
+                raise InputError(self.where, err.strerror or "read error") from None
+            if not data:
+                self.eof = True
+                break
+            parts.append(data)
+            got += len(data)
+        self.buf = b"".join(parts)
 
     def ensure_line(self, pos: int) -> None:
         """Make the window hold the line at POS, its newline, and MARGIN bytes more (or to EOF)."""
