@@ -149,16 +149,24 @@ def leading_key_end(pattern: str, group: str) -> int | None:
     """The byte that ends the key of a one-line record whose regex PATTERN starts with the key's
     group GROUP followed by that byte, which the key can never hold: then, on a line the regex
     matches, the key is the text before the first such byte, whatever the rest of the line is.
+    The pattern may start with look-aheads (an undecided variant: each a whole line the record's
+    line must also match); the group may then start any one of them, since the line matches each.
     None when the pattern is not of that form."""
     try:
         tree = sre_parse.parse(pattern.encode("latin-1"), re.S)
         items = list(tree)
-        if len(items) < 2 or items[0][0] is not C.SUBPATTERN or items[1][0] is not C.LITERAL:
-            return None
-        if tree.state.groupdict.get(group) != items[0][1][0]:
-            return None
-        end = items[1][1]
-        return None if _chars(items[0]) & (1 << end) else end
+        conjuncts = []
+        while items and items[0][0] is C.ASSERT and items[0][1][0] == 1:
+            conjuncts.append(list(items.pop(0)[1][1]))
+        conjuncts.append(items)
+        gid = tree.state.groupdict.get(group)
+        for part in conjuncts:
+            if len(part) < 2 or part[0][0] is not C.SUBPATTERN or part[1][0] is not C.LITERAL:
+                continue
+            if part[0][1][0] == gid:
+                end = part[1][1]
+                return None if _chars(part[0]) & (1 << end) else end
+        return None
     except (Untranslatable, UnicodeEncodeError, re.error, RecursionError, OverflowError):
         return None
 

@@ -18,6 +18,7 @@ numbers beside it changed in length (right- or left-aligned columns); anything e
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import replace
@@ -152,11 +153,11 @@ def _signature(d: Divergence) -> tuple:
 
 def record_notes(old_records: list, new_records: list) -> list[str]:
     """Records present on one side only, by block and key (a note each way, keys abbreviated)."""
-    old_keys = Counter((r.block, r.key) for r in old_records)
-    new_keys = Counter((r.block, r.key) for r in new_records)
+    old_keys = dict.fromkeys(old_records)  # (block, key), in the order first seen
+    new_keys = dict.fromkeys(new_records)
     notes = []
     for label, a, b in (("only in OLD", old_keys, new_keys), ("only in NEW", new_keys, old_keys)):
-        only = [k for k in a if k not in b]
+        only = list(itertools.filterfalse(b.__contains__, a))
         if only:
             shown = ", ".join(f"{blk} {_show_key(key)}" for blk, key in only[:MAX_KEYS_SHOWN])
             more = f" and {len(only) - MAX_KEYS_SHOWN} more" if len(only) > MAX_KEYS_SHOWN else ""

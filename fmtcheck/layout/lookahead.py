@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from fmtcheck.layout.matchstate import State
 from fmtcheck.layout.model import (
@@ -20,6 +21,30 @@ from fmtcheck.layout.model import (
 def key_text(raw: bytes) -> bytes:
     """A key field's text without its padding and primitive delimiter ("-55d6..." -> "55d6...")."""
     return raw.strip(b" \t").lstrip(b"-:/").strip(b" ")
+
+
+@functools.lru_cache(maxsize=16)
+def leading_keys(stop_byte: int) -> re.Pattern:
+    """A regex whose findall over whole lines, each holding STOP_BYTE, gives for each line
+    key_text of the text before its first STOP_BYTE, with no Python call per line.
+
+    Why it is key_text: of a text R without STOP_BYTE or newline, let S = R.strip(" \t") and
+    T = S.lstrip("-:/"); key_text(R) = T.strip(" "), which is T.lstrip(" ") (T is a suffix of S,
+    so it ends with a byte other than a blank, or is empty). The regex takes the longest run of
+    blanks (which is what S drops at the start), then of "-:/" (what T drops; it cannot reach the
+    blanks S drops at the end), then of spaces (T.lstrip(" "); when T is empty it may take some
+    of the blanks at the end, leaving the empty key), and then the shortest text followed only by
+    blanks up to STOP_BYTE: S's end, its last byte not being a blank. The classes leave out
+    STOP_BYTE and the newline, which the text before the first STOP_BYTE cannot hold."""
+    out = bytes([stop_byte])
+    parts = []
+    for chars in (b" \t", b"-:/", b" "):
+        kept = bytes(c for c in chars if c != stop_byte)
+        if kept:
+            parts.append(b"[" + re.escape(kept) + b"]*")
+    stop = re.escape(out)
+    trailing = parts[0]  # the blanks S drops at the end: the first class again
+    return re.compile(b"".join(parts) + b"([^\n" + stop + b"]*?)" + trailing + stop + b"[^\n]*\n")
 
 
 def as_key(v):

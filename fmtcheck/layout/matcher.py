@@ -48,7 +48,7 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         self.bulk = bulk  # match settled records in bulk (False: line by line, naming every line)
         self.r = reader
         self.divs: list[Divergence] = []
-        self.records: list[RecordSeen] = []
+        self.records: list[RecordSeen] = []  # (block, key) of each record, when collecting
         self.collect = collect
         self.committed = True
         self.initial_variants = dict(variants or {})
@@ -256,12 +256,13 @@ class Matcher(RecordMatcher, ChoiceMatcher):
             return None
         self.r.ensure_line(st.pos)
         comp = self.compiled(node, st.params)
-        if comp is not None and not comp.checks and not self.collect:
+        if comp is not None and not comp.checks:
             end = self.dfa_line(comp, st.pos)
             if end is not None:  # the DFA's answer is exact: no Python regex to compile
                 if end < 0:
                     self._misses.add(miss)
                     return None
+                self.bound_key = (comp, None)  # record_key reads the key from the line's text
                 return end, dict(st.params)
         m = comp.regex.match(self.r.buf, st.pos - self.r.base) if comp is not None else None
         params = dict(st.params)

@@ -47,13 +47,8 @@ class Trial:
     truncated: int
 
 
-@dataclass(slots=True)
-class RecordSeen:
-    """A record found in the capture: which block, its key, where it starts (for diff)."""
-
-    block: str
-    key: tuple
-    line: int
+RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes. A
+# plain tuple, so that records matched in bulk are collected by zip at C speed (100,000 net/dev rows)
 
 
 @dataclass

@@ -14,9 +14,10 @@ from fmtcheck.layout.lookahead import (
     block_params,
     first_lines,
     key_text,
+    leading_keys,
     line_params,
 )
-from fmtcheck.layout.matchstate import RecordSeen, State
+from fmtcheck.layout.matchstate import State
 from fmtcheck.layout.model import (
     Choice,
     Line,
@@ -24,13 +25,6 @@ from fmtcheck.layout.model import (
     Records,
     Variant,
 )
-
-
-@functools.lru_cache(maxsize=16)
-def _leading_text(stop_byte: int) -> re.Pattern:
-    """The text of each line before its first STOP_BYTE."""
-    stop = re.escape(bytes([stop_byte]))
-    return re.compile(b"([^\n" + stop + b"]*)" + stop + b"[^\n]*\n")  # a match ends where its line does
 
 
 DFA_MIN_BYTES = 1 << 20  # bytes ahead from which records are matched by the DFA (its setup costs ~50 ms)
@@ -56,11 +50,10 @@ class RecordMatcher:
                 self.r.keep = st.pos
             if self.bulk and self.fast_records(node, st, top):
                 continue
-            start_line = st.line
             before = set(st.params)
             trial = self.speculate(node.body, st, ([node], rest))
             if trial is not None and trial.state.pos > st.pos:
-                self.note_record(node, st, start_line)
+                self.note_record(node, st)
                 self.adopt(st, trial)
                 self.drop_record_params(st, before)
                 continue
@@ -73,7 +66,7 @@ class RecordMatcher:
                 break
             saved_pos = st.pos
             self.committed = True
-            self.note_record(node, st, start_line)
+            self.note_record(node, st)
             self.seq(node.body, st, ([node], rest))
             self.drop_record_params(st, before)
             if st.pos == saved_pos:
@@ -86,9 +79,9 @@ class RecordMatcher:
             if name not in before and name not in self.params_decl:
                 del st.params[name]
 
-    def note_record(self, node: Records, st: State, line: int) -> None:
+    def note_record(self, node: Records, st: State) -> None:
         if self.collect:
-            self.records.append(RecordSeen(node.name, self.record_key(node, st), line))
+            self.records.append((node.name, self.record_key(node, st)))
 
     def record_key(self, node: Records, st: State) -> tuple:
         """The record's key: the key fields of its first line, read from the capture."""
@@ -98,6 +91,11 @@ class RecordMatcher:
             if self.exact(line, st) is None:
                 continue
             comp, m = self.bound_key
+            if m is None:  # matched by the DFA (`dfa_line`): no match object
+                key = self.leading_key(node, comp, st.pos)
+                if key is not None:
+                    return key
+                m = comp.regex.match(self.r.buf, st.pos - self.r.base)
             key = []
             for name in node.key:
                 g = comp.groups.get(name)
@@ -129,7 +127,10 @@ class RecordMatcher:
         unnamed = (name.encode(),)
         append = self.records.append
         params = st.params
-        bulk = self.bulk_regex(comp) if keys is None and not checks else None
+        if keys is None and not checks:
+            bulk = self.bulk_regex(comp)
+            if bulk is not None:
+                return self.bulk_records(bulk, st, top)
         match = comp.regex.match
         r = self.r
         matched = False
@@ -141,9 +142,6 @@ class RecordMatcher:
             rel = start = st.pos - base
             limit = len(buf) if r.eof else len(buf) - reader.MARGIN
             need_more = False
-            line = st.line
-            if bulk is not None and rel < limit:
-                rel = self.bulk_skip(bulk, buf, rel, limit)
             while rel < len(buf):
                 m = match(buf, rel)
                 if m is None:
@@ -164,12 +162,11 @@ class RecordMatcher:
                         key = tuple([key_text(v or b"") for v in m.group(*keys)])
                     else:
                         key = unnamed
-                    append(RecordSeen(name, key, line))
-                    line += buf.count(b"\n", rel, end)
+                    append((name, key))
                 rel = end
             if rel > start:
                 matched = True
-                st.line = line if keys is not None else st.line + buf.count(b"\n", start, rel)
+                st.line += buf.count(b"\n", start, rel)
                 st.pos = base + rel
             if not need_more:
                 return matched
@@ -184,11 +181,20 @@ class RecordMatcher:
             return None
         return dfa.leading_key_end(comp.pattern, comp.groups[node.key[0]])
 
-    def note_lines(self, node: Records, buf: bytes, start: int, end: int, line: int, stop_byte: int) -> None:
+    def leading_key(self, node: Records, comp: Compiled, pos: int) -> tuple | None:
+        """The key of the one-line record at POS that COMP matched, read as the text before the
+        byte that ends the key (`dfa.leading_key_end`): what the key's group holds. None when the
+        pattern is not of that form."""
+        stop = self.dfa_keys(node, comp)
+        if stop is None:
+            return None
+        rel = pos - self.r.base
+        return (key_text(self.r.buf[rel:self.r.buf.index(bytes([stop]), rel)]),)
+
+    def note_lines(self, node: Records, buf: bytes, start: int, end: int, stop_byte: int) -> None:
         """Collect the one-line records of buf[start:end], keyed by the text before STOP_BYTE."""
-        texts = _leading_text(stop_byte).findall(buf, start, end)  # every line has STOP_BYTE (it matched)
-        keys = zip(map(key_text, texts))
-        self.records.extend(map(RecordSeen, itertools.repeat(node.name), keys, itertools.count(line)))
+        keys = leading_keys(stop_byte).findall(buf, start, end)  # every line has STOP_BYTE (it matched)
+        self.records.extend(zip(itertools.repeat(node.name), zip(keys)))
 
     def dfa_lines(self, comp: Compiled, st: State, top: bool, node: Records) -> tuple[bool, bool]:
         """Match one-line records by the DFA (`dfa`), a window of whole lines per call, while
@@ -217,12 +223,50 @@ class RecordMatcher:
             if end > start:
                 matched = True
                 if self.collect:
-                    self.note_lines(node, buf, start, end, st.line, self.dfa_keys(node, comp))
+                    self.note_lines(node, buf, start, end, self.dfa_keys(node, comp))
                 st.line += buf.count(b"\n", start, end)
                 st.pos = base + end
             if end < stop or r.eof:
                 return matched, end < stop
             r.ensure(st.pos, r.end - st.pos + 1)  # every whole line matched: one more chunk
+
+    def bulk_records(self, bulk: re.Pattern, st: State, top: bool) -> bool:
+        """fast_records when nothing is checked or collected per record: the repeated regex alone,
+        so that the record's own regex is never compiled (a 16 kB smaps record takes 30-40 ms).
+
+        Per window, the records matched with the view cut at LIMIT are kept but the last (it may
+        have been read short of a line beyond LIMIT); from that one's start the repeated regex runs
+        again with the whole window in view. Each repetition takes the record regex's first match
+        where the previous one ended (nothing follows the repeat, so it never gives one back), so
+        these are the records one call per record finds. When they all end by LIMIT, the next
+        record does not match with MARGIN bytes in view: the records stop there, as one call per
+        record would stop. When they run past LIMIT, the window is read on and they are matched
+        again from that start, which the loop one call per record would reach after its records
+        ending by LIMIT: the same records and the same stop, found a little later."""
+        r = self.r
+        matched = False
+        while True:
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, reader.MARGIN + 1)
+            buf, base = r.buf, r.base
+            start = st.pos - base
+            limit = len(buf) if r.eof else len(buf) - reader.MARGIN
+            rel = self.bulk_skip(bulk, buf, start, limit) if start < limit else start
+            m = bulk.match(buf, rel)
+            end = rel if m is None else m.end()
+            need_more = end > limit
+            if need_more:
+                end = rel  # records beyond LIMIT: matched again once the window holds more
+            if end > start:
+                matched = True
+                st.line += buf.count(b"\n", start, end)
+                st.pos = base + end
+            if not need_more:
+                return matched
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
 
     def bulk_regex(self, comp: Compiled) -> re.Pattern | None:
         """The record's regex repeated: one call matches every record of a window back to back
