@@ -1,6 +1,7 @@
 """Measure `check` and `diff` speed on a large smaps capture and a large net/dev capture (issues #4, #17).
 
-Prints MB/s for check and diff, the ratio to `cmp` on the same bytes, and the peak RSS. Run:
+Prints MB/s for check and diff, the ratio to `cmp` on the same bytes (by wall time, and by CPU time,
+which a loaded machine disturbs less), the peak RSS and the 1-minute load. Run:
     python benchmarks/capture_speed.py [--mb 100] [--netdev-lines 100000] [--runs 3]
         [--smaps PATH] [--smaps2 PATH] [--netdev PATH] [--netdev2 PATH]
 Without paths the captures are generated: smaps from this process's own records (repeated with
@@ -37,12 +38,14 @@ from fmtcheck.layout.diff import diff_captures
 startup = time.perf_counter() - t0
 mode, a, b = sys.argv[1:4]
 t = time.perf_counter()
+cpu = time.process_time()
 if mode == "check":
     r = check_captures([a], Options())
 else:
     r = diff_captures(a, b, Options())
 dt = time.perf_counter() - t
-print(dt, startup, r.results[0].verdict, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+cpu = time.process_time() - cpu
+print(dt, startup, r.results[0].verdict, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu)
 """
 
 
@@ -100,10 +103,11 @@ def generate_netdev(path: str, lines: int, seed: int = 1) -> int:
     return size
 
 
-def run_child(mode: str, a: str, b: str) -> tuple[float, float, str, int]:
+def run_child(mode: str, a: str, b: str) -> tuple[float, float, str, int, float]:
+    """(seconds, startup seconds, verdict, peak RSS in KiB, CPU seconds) of one check or diff."""
     out = subprocess.run([sys.executable, "-c", CHILD, mode, a, b], capture_output=True, text=True, check=True)
-    dt, startup, verdict, rss = out.stdout.split()
-    return float(dt), float(startup), verdict, int(rss)
+    dt, startup, verdict, rss, cpu = out.stdout.split()
+    return float(dt), float(startup), verdict, int(rss), float(cpu)
 
 
 def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
@@ -111,9 +115,11 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
     copy = os.path.join(tmp, "copy")
     shutil.copyfile(a, copy)
     mb = os.path.getsize(a) / 1e6
-    cmp_dt = min(_timed(["cmp", a, copy]) for _ in range(runs))
+    cmps = [_timed(["cmp", a, copy]) for _ in range(runs)]
+    cmp_dt, cmp_cpu = min(c[0] for c in cmps), min(c[1] for c in cmps)
     cmp_rate = mb / cmp_dt
-    print(f"{label}: {mb:.1f} MB; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s)")
+    print(f"{label}: {mb:.1f} MB; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s, CPU {cmp_cpu:.3f} s); "
+          f"load {os.getloadavg()[0]:.1f}")
     ceilings = [_dfa_lines(a) for _ in range(runs)]
     ceiling = min(ceilings) if None not in ceilings else None
     if ceiling is not None:
@@ -121,12 +127,14 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
               f"ratio to cmp {cmp_dt / ceiling:.3f} (exact matching by this DFA cannot be faster)")
     for mode in ("check", "diff"):
         results = [run_child(mode, a, b) for _ in range(runs)]
-        dt, startup, verdict, _ = min(results)
+        dt, startup, verdict, _, _ = min(results)
         rss = max(r[3] for r in results)
+        cpu = min(r[4] for r in results)
         total = mb + (os.path.getsize(b) / 1e6 if mode == "diff" else 0)
         cmp_same = total / cmp_rate  # cmp's time on as many bytes
+        cmp_cpu_same = cmp_cpu * total / mb
         print(f"  {mode}: {total:.1f} MB in {dt:.2f} s = {total / dt:.0f} MB/s ({verdict}); "
-              f"ratio to cmp {cmp_same / dt:.3f}; peak RSS {rss / 1024:.0f} MB; "
+              f"ratio to cmp {cmp_same / dt:.3f} (by CPU time {cmp_cpu_same / cpu:.3f}); peak RSS {rss / 1024:.0f} MB; "
               f"startup {startup:.2f} s, with it {total / (dt + startup):.0f} MB/s")
     os.unlink(copy)
 
@@ -192,10 +200,14 @@ def _dfa_lines(path: str) -> float | None:
     return float(out.stdout) if out.stdout.strip() else None
 
 
-def _timed(cmd: list[str]) -> float:
+def _timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of CMD: under load, CPU time is the steadier of the two."""
+    before = os.times()
     t = time.perf_counter()
     subprocess.run(cmd, check=True)
-    return time.perf_counter() - t
+    dt = time.perf_counter() - t
+    after = os.times()
+    return dt, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
 if __name__ == "__main__":
