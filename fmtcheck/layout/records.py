@@ -132,27 +132,17 @@ class RecordMatcher:
             if bulk is not None:
                 return self.bulk_records(bulk, st, top)
         match = comp.regex.match
-        r = self.r
-        matched = False
-        while True:
-            if top:
-                r.keep = st.pos
-            r.ensure(st.pos, reader.MARGIN + 1)
-            buf, base = r.buf, r.base
-            rel = start = st.pos - base
-            limit = len(buf) if r.eof else len(buf) - reader.MARGIN
-            need_more = False
+
+        def one_call_each(buf: bytes, rel: int, limit: int) -> tuple[int, bool]:
             while rel < len(buf):
                 m = match(buf, rel)
                 if m is None:
-                    need_more = rel > limit  # perhaps cut short by the end of the window
-                    break
+                    return rel, rel > limit  # perhaps cut short by the end of the window
                 end = m.end()
                 if end == rel:
                     break
                 if end > limit:
-                    need_more = True  # too close to the end of the window to be sure: read on
-                    break
+                    return rel, True  # too close to the end of the window to be sure: read on
                 if checks and run_checks(self.g, comp, m, buf, params, bind=False) is not None:
                     break
                 if keys is not None:
@@ -164,10 +154,28 @@ class RecordMatcher:
                         key = unnamed
                     append((name, key))
                 rel = end
-            if rel > start:
+            return rel, False
+
+        return self.over_windows(st, top, one_call_each)
+
+    def over_windows(self, st: State, top: bool, step) -> bool:
+        """Run STEP(buf, start, limit) -> (end, need_more) over the window from st.pos, reading
+        on while it needs more: records are accepted up to LIMIT, MARGIN bytes short of the
+        window's end (unless the file ends there). Moves st past what matched; True if anything did."""
+        r = self.r
+        matched = False
+        while True:
+            if top:
+                r.keep = st.pos
+            r.ensure(st.pos, reader.MARGIN + 1)
+            buf, base = r.buf, r.base
+            start = st.pos - base
+            limit = len(buf) if r.eof else len(buf) - reader.MARGIN
+            end, need_more = step(buf, start, limit)
+            if end > start:
                 matched = True
-                st.line += buf.count(b"\n", start, rel)
-                st.pos = base + rel
+                st.line += buf.count(b"\n", start, end)
+                st.pos = base + end
             if not need_more:
                 return matched
             if top:
@@ -243,30 +251,16 @@ class RecordMatcher:
         record would stop. When they run past LIMIT, the window is read on and they are matched
         again from that start, which the loop one call per record would reach after its records
         ending by LIMIT: the same records and the same stop, found a little later."""
-        r = self.r
-        matched = False
-        while True:
-            if top:
-                r.keep = st.pos
-            r.ensure(st.pos, reader.MARGIN + 1)
-            buf, base = r.buf, r.base
-            start = st.pos - base
-            limit = len(buf) if r.eof else len(buf) - reader.MARGIN
+
+        def repeated(buf: bytes, start: int, limit: int) -> tuple[int, bool]:
             rel = self.bulk_skip(bulk, buf, start, limit) if start < limit else start
             m = bulk.match(buf, rel)
             end = rel if m is None else m.end()
-            need_more = end > limit
-            if need_more:
-                end = rel  # records beyond LIMIT: matched again once the window holds more
-            if end > start:
-                matched = True
-                st.line += buf.count(b"\n", start, end)
-                st.pos = base + end
-            if not need_more:
-                return matched
-            if top:
-                r.keep = st.pos
-            r.ensure(st.pos, r.end - st.pos + 1)  # one more chunk
+            if end > limit:
+                return rel, True  # records beyond LIMIT: matched again once the window holds more
+            return end, False
+
+        return self.over_windows(st, top, repeated)
 
     def bulk_regex(self, comp: Compiled) -> re.Pattern | None:
         """The record's regex repeated: one call matches every record of a window back to back
