@@ -69,6 +69,7 @@ class Source:
     wrapped: bool = False  # the text was wrapped into __fc_fragment
     line_offset: int = 0  # subtract from tree line numbers to get the user's line
     includes: list[tuple[bool, str]] = field(default_factory=list)  # (<...>, name) of #include lines
+    conditionals: list["Conditional"] = field(default_factory=list)  # every #if of the text, unchosen
 
 
 def _check_text(data: bytes, where: str) -> None:
@@ -137,34 +138,95 @@ def tokenize(data: bytes) -> list[bytes]:
     return [m.group(0) for m in _TOKEN.finditer(data)]
 
 
-def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
-    """Blank every directive line, collect defines, keep one branch of each conditional: the
-    first that may be compiled. ``#if 0`` (the kernel's way to keep dead code or prose in a file)
-    is never compiled, so its ``#elif``/``#else`` branch is kept instead; any other condition is
-    unknown without the configuration and its first branch stands for the conditional."""
+@dataclass(frozen=True)
+class Conditional:
+    """One `#if`/`#ifdef`/`#ifndef` ... `#endif` of a text, as it reads before any branch is chosen.
+
+    `key` is its opening directive with blanks folded (`#ifdef CONFIG_SMP`): conditionals with the
+    same key test the same thing, so one build takes the same branch of each. `branches` holds the
+    text of each branch (nested directives included) and ends with an empty branch when there is no
+    `#else` (a build where no condition holds compiles nothing). `path` is where it sits: the
+    (key, branch) of each enclosing conditional, outermost first; `line`..`end` its lines.
+    """
+
+    key: bytes
+    line: int
+    end: int
+    openers: tuple[bytes, ...]
+    branches: tuple[bytes, ...]
+    path: tuple[tuple[bytes, int], ...]
+
+
+class _Open:
+    """A conditional being read: what `_directives` needs until its `#endif`."""
+
+    def __init__(self, parent_kept: bool, key: bytes, line: int, opener: bytes, want: int | None) -> None:
+        self.parent_kept, self.key, self.line, self.want = parent_kept, key, line, want
+        self.taken = False
+        self.openers: list[bytes] = [opener]
+        self.branches: list[list[bytes]] = [[]]
+
+    def finish(self, end: int, path: tuple[tuple[bytes, int], ...]) -> Conditional:
+        branches = [b"\n".join(lines) for lines in self.branches]
+        if not self.openers[-1].startswith(b"#else"):
+            branches.append(b"")
+        return Conditional(self.key, self.line, end, tuple(self.openers), tuple(branches), path)
+
+
+def _folded(directive: bytes) -> bytes:
+    return b" ".join(directive.split())
+
+
+def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
+                ) -> tuple[list[bytes], dict[str, Macro], list[Conditional]]:
+    """Blank every directive line, collect defines, keep one branch of each conditional and
+    record every conditional as it reads.
+
+    Without WORLD the branch kept is the first that may be compiled: ``#if 0`` (the kernel's way
+    to keep dead code or prose in a file) is never compiled, so its ``#elif``/``#else`` branch is
+    kept instead; any other condition is unknown without the configuration and its first branch
+    stands for the conditional. WORLD (conditional key -> branch index) chooses another build:
+    `fmtcheck.engine.builds` judges the builds in which the sides' texts differ.
+    """
     macros: dict[str, Macro] = {}
     out: list[bytes] = []
-    stack: list[tuple[bool, bool]] = []  # (parent_kept, a branch of this conditional was kept)
+    stack: list[_Open] = []
+    done: list[Conditional] = []
     kept = True
     for lineno, line in enumerate(lines, 1):
         stripped = line.lstrip()
+        for cond in stack:
+            cond.branches[-1].append(line)
         if not stripped.startswith(b"#"):
             out.append(line if kept else b"")
             continue
         word = re.match(rb"#\s*(\w*)", stripped)
         directive = word.group(1) if word else b""
         if directive in (b"if", b"ifdef", b"ifndef"):
-            live = not (directive == b"if" and _never_compiled(stripped))
-            stack.append((kept, live))
+            key = _folded(stripped)
+            want = world.get(key) if world else None
+            cond = _Open(kept, key, lineno, key, want)
+            live = (want == 0) if want is not None else not (directive == b"if" and _never_compiled(stripped))
+            cond.taken = live
+            stack.append(cond)
             kept = kept and live
         elif directive in (b"elif", b"else") and stack:
-            parent, taken = stack[-1]
-            live = not taken and not (directive == b"elif" and _never_compiled(stripped))
-            stack[-1] = (parent, taken or live)
-            kept = parent and live
+            cond = stack[-1]
+            cond.branches[-1].pop()
+            cond.openers.append(_folded(stripped))
+            cond.branches.append([])
+            if cond.want is not None:
+                live = cond.want == len(cond.branches) - 1
+            else:
+                live = not cond.taken and not (directive == b"elif" and _never_compiled(stripped))
+            cond.taken = cond.taken or live
+            kept = cond.parent_kept and live
         elif directive == b"endif":
             if stack:
-                kept, _ = stack.pop()
+                cond = stack.pop()
+                cond.branches[-1].pop()
+                kept = cond.parent_kept
+                done.append(cond.finish(lineno, tuple((c.key, len(c.branches) - 1) for c in stack)))
         elif directive == b"define" and kept:
             macro = _parse_define(line, lineno)
             if macro:
@@ -174,7 +236,7 @@ def _directives(lines: list[bytes]) -> tuple[list[bytes], dict[str, Macro]]:
             if name:
                 macros.pop(name[0].decode("latin-1"), None)
         out.append(b"")
-    return out, macros
+    return out, macros, done
 
 
 def _never_compiled(directive: bytes) -> bool:
@@ -386,13 +448,15 @@ def _balance_braces(text: bytes) -> tuple[bytes, bool]:
     return b"{" * opening + text + b"\n" + b"}" * closing, True
 
 
-def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro] | None = None) -> Source:
-    """Run the bounded preprocessor; the result is C that tree-sitter can parse."""
+def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro] | None = None,
+               world: dict[bytes, int] | None = None) -> Source:
+    """Run the bounded preprocessor; the result is C that tree-sitter can parse. WORLD chooses
+    the branch of conditionals by key (`_directives`)."""
     _check_text(data, where)
     data = data.replace(b"\r\n", b"\n")
     # comments go first, as in C's translation phases: one opened on a directive line
     # (`#define N 0 /* several lines */`) belongs to that line, never to the code after it
-    lines, macros = _directives(_join_continuations(_blank_comments(data)))
+    lines, macros, conditionals = _directives(_join_continuations(_blank_comments(data)), world)
     if extra_macros:
         macros = {**extra_macros, **macros}
     text = b"\n".join(lines)
@@ -401,7 +465,7 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     text = _blank_annotations(text)
     text = kernel_macros.rewrite(text)
     text = _rewrite_for_each(text)
-    return Source(text, macros, includes=includes_of(data))
+    return Source(text, macros, includes=includes_of(data), conditionals=conditionals)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,11 +528,12 @@ def _first_error(node):
     return None
 
 
-def parse_unit(data: bytes | str, where: str = "input") -> Unit:
-    """Parse a whole file, a set of functions, a statement list or a fragment of a function."""
+def parse_unit(data: bytes | str, where: str = "input", world: dict[bytes, int] | None = None) -> Unit:
+    """Parse a whole file, a set of functions, a statement list or a fragment of a function, in
+    the build WORLD chooses (by default the first branch of every conditional that may be compiled)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    source = preprocess(data, where)
+    source = preprocess(data, where, world=world)
     tree = parse_tree(source.text)
     functions, globals_ = _top_level(tree.root_node)
     if not functions or _looks_like_fragment(tree.root_node, source.text):
@@ -532,7 +597,7 @@ def _wrap_fragment(source: Source) -> Source:
     wrapped = bytes(keep) + b"\nvoid " + FRAGMENT_NAME.encode() + b"(void)\n{\n" + bytes(body) + b"\n}\n"
     # the statements now start after the kept text plus three lines
     offset = keep.count(b"\n") + 3
-    return Source(wrapped, source.macros, True, offset)
+    return Source(wrapped, source.macros, True, offset, conditionals=source.conditionals)
 
 
 def _is_file_scope_decl(node) -> bool:

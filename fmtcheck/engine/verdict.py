@@ -33,6 +33,7 @@ from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine
 from fmtcheck.engine.compare import Outcome, display_key, unshared_call
+from fmtcheck.engine import builds
 from fmtcheck.engine import divergences
 from fmtcheck.engine import paths
 from fmtcheck.engine import counts
@@ -86,23 +87,49 @@ def verify_sources(old: bytes | str, new: bytes | str, options: Options | None =
     options = options or Options()
     if function:
         options.function = function
-    old_unit = cfront.parse_unit(_as_bytes(old), old_label)
-    new_unit = cfront.parse_unit(_as_bytes(new), new_label)
+    old, new = _as_bytes(old), _as_bytes(new)
+    old_unit = cfront.parse_unit(old, old_label)
+    new_unit = cfront.parse_unit(new, new_label)
     pairs = pair_functions(old_unit, new_unit, options.function)
     report = Report("verify")
     for old_name, new_name in pairs:
         name = new_name if new_name != cfront.FRAGMENT_NAME else (old_name if old_name != cfront.FRAGMENT_NAME else "fragment")
-        report.results.append(judge(old_unit, new_unit, old_name, new_name, options, subject or name))
+        report.results.append(judge_every_build((old, old_unit, old_name), (new, new_unit, new_name),
+                                                options, subject or name))
     return report
 
 
 def compare_functions(old_src: bytes, new_src: bytes, function: str, options: Options, subject: str) -> Result:
     """One function, old text against new text (the entry point `fmtcheck patch` uses)."""
-    old_unit = cfront.parse_unit(_as_bytes(old_src), f"{subject} (old)")
-    new_unit = cfront.parse_unit(_as_bytes(new_src), f"{subject} (new)")
+    old_src, new_src = _as_bytes(old_src), _as_bytes(new_src)
+    old_unit = cfront.parse_unit(old_src, f"{subject} (old)")
+    new_unit = cfront.parse_unit(new_src, f"{subject} (new)")
     old_name = function if function in old_unit.functions else _single(old_unit, function)
     new_name = function if function in new_unit.functions else _single(new_unit, function)
-    return judge(old_unit, new_unit, old_name, new_name, options, subject)
+    return judge_every_build((old_src, old_unit, old_name), (new_src, new_unit, new_name), options, subject)
+
+
+def judge_every_build(old: tuple[bytes, cfront.Unit, str], new: tuple[bytes, cfront.Unit, str],
+                      options: Options, subject: str) -> Result:
+    """The verdict on one pair of functions (each side: its text, its unit in the default build,
+    the function's name) in the default build and in every build where the sides' texts differ
+    (`fmtcheck.engine.builds`)."""
+    (old_text, old_unit, old_name), (new_text, new_unit, new_name) = old, new
+    first = judge(old_unit, new_unit, old_name, new_name, options, subject)
+
+    def judge_in(build: builds.Build) -> Result:
+        try:
+            old_built = cfront.parse_unit(old_text, old_unit.where, build.choices())
+            new_built = cfront.parse_unit(new_text, new_unit.where, build.choices())
+        except InputError as err:
+            return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
+        for unit, name in ((old_built, old_name), (new_built, new_name)):
+            if name not in unit.functions:
+                return Result(subject, "inconclusive", reason=f"{name} is not compiled at {unit.where}")
+        return judge(old_built, new_built, old_name, new_name, options, subject)
+
+    others = builds.other_builds(builds.conditionals_of(old_unit, old_name), builds.conditionals_of(new_unit, new_name))
+    return builds.judge_builds(first, others, judge_in, new_unit.where)
 
 
 def _single(unit: cfront.Unit, wanted: str) -> str:

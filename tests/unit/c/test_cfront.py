@@ -227,11 +227,14 @@ def test_undef_and_redefine():
     assert_equivalent(old, show(A5))
 
 
-def test_only_the_first_branch_of_a_conditional_is_kept():
-    old = "#ifdef CONFIG_X\n#define N 5\n#else\n#define N 6\n#endif\n" + show('\tseq_printf(m, "a: %u\\n", N);\n')
-    assert_equivalent(old, show(A5))
+def test_the_default_build_compiles_the_first_branch_and_every_other_branch_is_a_build_of_its_own():
+    first = "#ifdef CONFIG_X\n#define N 5\n#else\n#define N 6\n#endif\n"
+    assert_equivalent(first + show('\tseq_printf(m, "a: %u\\n", N);\n'), first + show(A5))
+    # against a side without the conditional, the build without CONFIG_X prints "a: 6"
+    got = verdict(first + show('\tseq_printf(m, "a: %u\\n", N);\n'), show(A5))
+    assert got.verdict == "divergent" and "`#else` branch of `#ifdef CONFIG_X`" in got.notes[0]
     old = show('#ifdef CONFIG_X\n\tseq_puts(m, "a: ");\n#else\n\tseq_puts(m, "b: ");\n#endif\n\tseq_puts(m, "5\\n");\n')
-    assert_equivalent(old, show(A5))
+    assert verdict(old, show(A5)).verdict == "divergent"
 
 
 def test_if_0_is_never_compiled_so_its_else_branch_is_kept():

@@ -1,0 +1,152 @@
+"""The builds a verdict holds for: every branch of `#if` in which the two sides differ is judged.
+
+The front end compiles one branch of each conditional (`fmtcheck.c.cfront`: the first that may be
+compiled), which stands for "the kernel built with the feature on". A change made only in an
+`#else` branch, or a line the new side moves under a new `#ifdef`, is invisible in that build:
+judged there alone, `seq_printf(m, "up: %lu\\n", x)` -> `"up: %5lu\\n"` under `#ifdef CONFIG_SMP
+... #else` was "equivalent, proven", the worst kind of wrong answer. So the verdict of the default
+build is only the first: every other build in which the text the default build drops differs
+between the sides is judged too (one per differing branch, each conditional with the same
+opening line taking the same branch, as one configuration does), and
+
+- a divergence in any judged build is the verdict (the build is named: it is realizable for
+  kernels built that way, as a divergence of the default build is for kernels built with it);
+- "equivalent" needs every judged build equivalent, and "proven" every one proven;
+- otherwise the first build that is not decided makes the answer inconclusive, naming it.
+
+At most `MAX_OTHER_BUILDS` other builds are judged; past them an "equivalent" is inconclusive,
+naming the first conditional left unjudged and its line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from fmtcheck.c.cfront import Conditional, Unit
+from fmtcheck.common.result import Result, SourceLine
+
+MAX_OTHER_BUILDS = 4
+
+
+@dataclass(frozen=True)
+class Build:
+    """A configuration other than the default: which branch each named conditional takes."""
+
+    world: tuple[tuple[bytes, int], ...]
+    conditional: Conditional
+    branch: int
+
+    def choices(self) -> dict[bytes, int]:
+        return dict(self.world)
+
+    def describe(self) -> str:
+        key = self.conditional.key.decode("latin-1")
+        where = f"line {self.conditional.line}"
+        if self.branch < len(self.conditional.openers):
+            opener = self.conditional.openers[self.branch].decode("latin-1")
+            if self.branch == 0:
+                return f"the build that compiles `{key}` ({where}) inside its enclosing branches"
+            return f"the build that compiles the `{opener}` branch of `{key}` ({where})"
+        return f"the build in which no branch of `{key}` ({where}) holds"
+
+
+def _never_compiled(key: bytes) -> bool:
+    return key.replace(b"(", b" ").replace(b")", b" ").split() == [b"#if", b"0"]
+
+
+def _by_key(conditionals: list[Conditional]) -> dict[bytes, list[Conditional]]:
+    grouped: dict[bytes, list[Conditional]] = {}
+    for conditional in conditionals:
+        grouped.setdefault(conditional.key, []).append(conditional)
+    return grouped
+
+
+def _branch_texts(group: list[Conditional], branch: int) -> list[bytes | None]:
+    return [c.branches[branch] if branch < len(c.branches) else None for c in group]
+
+
+def _reachable(path: tuple[tuple[bytes, int], ...]) -> bool:
+    """False when an enclosing branch is the never-compiled body of an `#if 0`."""
+    return not any(_never_compiled(key) and branch == 0 for key, branch in path)
+
+
+def other_builds(old: list[Conditional], new: list[Conditional]) -> list[Build]:
+    """The builds other than the default in which the sides' conditionals OLD and NEW differ, in
+    file order."""
+    old_groups, new_groups = _by_key(old), _by_key(new)
+    builds: dict[tuple[tuple[bytes, int], ...], Build] = {}
+    for key in sorted(set(old_groups) | set(new_groups)):
+        before, after = old_groups.get(key, []), new_groups.get(key, [])
+        if _never_compiled(key) or [c.branches for c in before] == [c.branches for c in after]:
+            continue
+        anchor = (after or before)[0]
+        if not _reachable(anchor.path):
+            continue
+        widest = max(len(c.branches) for c in before + after)
+        for branch in range(widest):
+            if _branch_texts(before, branch) == _branch_texts(after, branch):
+                continue
+            world = dict(anchor.path)
+            world[key] = branch
+            if all(choice == 0 for choice in world.values()):
+                continue  # the default build, judged first
+            frozen = tuple(sorted(world.items()))
+            builds.setdefault(frozen, Build(frozen, anchor, branch))
+    return sorted(builds.values(), key=lambda b: (b.conditional.line, b.branch, b.world))
+
+
+def conditionals_of(unit: Unit, name: str) -> list[Conditional]:
+    """The conditionals of UNIT that can change what function NAME prints: those outside every
+    function (definitions, declarations), and those inside NAME or a function whose name its text
+    mentions, transitively (a helper it calls). A conditional inside an unrelated function of the
+    file cannot, and judging every build of it would multiply the cost of a file-wide rewrite."""
+    if unit.source.wrapped:
+        return list(unit.source.conditionals)
+    spans = {fname: (node.start_point[0] + 1, node.end_point[0] + 1) for fname, node in unit.functions.items()}
+    texts = {fname: node.text for fname, node in unit.functions.items()}
+    reached, todo = {name}, [name]
+    while todo:
+        text = texts.get(todo.pop(), b"")
+        for other in texts:
+            if other not in reached and re.search(rb"\b" + re.escape(other.encode()) + rb"\b", text):
+                reached.add(other)
+                todo.append(other)
+    unrelated = [span for fname, span in spans.items() if fname not in reached]
+    return [c for c in unit.source.conditionals
+            if not any(start <= c.line and c.end <= end for start, end in unrelated)]
+
+
+def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build], Result], file: str) -> Result:
+    """FIRST (the default build's verdict) combined with the verdict of each other build."""
+    if first.verdict == "divergent" or not builds:
+        return first
+    judged: list[tuple[Build, Result]] = []
+    for build in builds[:MAX_OTHER_BUILDS]:
+        result = judge_in(build)
+        if result.verdict == "divergent":
+            result.notes.insert(0, f"divergent in {build.describe()}; the default build (the first branch "
+                                   f"of every #if) gives {first.verdict}")
+            return result
+        judged.append((build, result))
+    if first.verdict != "equivalent":
+        return first
+    for build, result in judged:
+        if result.verdict != "equivalent":
+            result.verdict = "inconclusive"
+            result.reason = f"in {build.describe()}: {result.reason or 'not decided'}"
+            if result.location is None:
+                result.location = SourceLine(file, build.conditional.line)
+            return result
+    if len(builds) > MAX_OTHER_BUILDS:
+        left = builds[MAX_OTHER_BUILDS]
+        return Result(first.subject, "inconclusive", cases=first.cases,
+                      reason=(f"the sides differ in {left.describe()}, which was not judged "
+                              f"(at most {MAX_OTHER_BUILDS} builds besides the default one)"),
+                      location=SourceLine(file, left.conditional.line))
+    first.notes.append("also equivalent in " + "; ".join(build.describe() for build, _ in judged))
+    first.cases += sum(result.cases for _, result in judged)
+    if any(result.method != "proven" for _, result in judged):
+        first.method = "tested"
+    return first
