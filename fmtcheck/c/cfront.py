@@ -147,6 +147,8 @@ class Conditional:
     text of each branch (nested directives included) and ends with an empty branch when there is no
     `#else` (a build where no condition holds compiles nothing). `path` is where it sits: the
     (key, branch) of each enclosing conditional, outermost first; `line`..`end` its lines.
+    `compiled` tells which build the parse was: it lets a divergence be checked for being a
+    configuration at all (`#ifdef X` and `#ifndef X` both compiled is none).
     """
 
     key: bytes
@@ -155,6 +157,7 @@ class Conditional:
     openers: tuple[bytes, ...]
     branches: tuple[bytes, ...]
     path: tuple[tuple[bytes, int], ...]
+    compiled: int | None = None  # the branch this parse compiled; None inside a branch it did not
 
 
 class _Open:
@@ -163,14 +166,24 @@ class _Open:
     def __init__(self, parent_kept: bool, key: bytes, line: int, opener: bytes, want: int | None) -> None:
         self.parent_kept, self.key, self.line, self.want = parent_kept, key, line, want
         self.taken = False
+        self.compiled: int | None = None
         self.openers: list[bytes] = [opener]
         self.branches: list[list[bytes]] = [[]]
+
+    def enter(self, live: bool) -> bool:
+        """A branch starts; whether it is compiled."""
+        if live and self.parent_kept:
+            self.compiled = len(self.branches) - 1
+        return self.parent_kept and live
 
     def finish(self, end: int, path: tuple[tuple[bytes, int], ...]) -> Conditional:
         branches = [b"\n".join(lines) for lines in self.branches]
         if not self.openers[-1].startswith(b"#else"):
             branches.append(b"")
-        return Conditional(self.key, self.line, end, tuple(self.openers), tuple(branches), path)
+        compiled = self.compiled
+        if compiled is None and self.parent_kept and len(branches) > len(self.openers):
+            compiled = len(branches) - 1
+        return Conditional(self.key, self.line, end, tuple(self.openers), tuple(branches), path, compiled)
 
 
 def _folded(directive: bytes) -> bytes:
@@ -209,7 +222,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
             live = (want == 0) if want is not None else not (directive == b"if" and _never_compiled(stripped))
             cond.taken = live
             stack.append(cond)
-            kept = kept and live
+            kept = cond.enter(live)
         elif directive in (b"elif", b"else") and stack:
             cond = stack[-1]
             cond.branches[-1].pop()
@@ -220,7 +233,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
             else:
                 live = not cond.taken and not (directive == b"elif" and _never_compiled(stripped))
             cond.taken = cond.taken or live
-            kept = cond.parent_kept and live
+            kept = cond.enter(live)
         elif directive == b"endif":
             if stack:
                 cond = stack.pop()

@@ -118,17 +118,63 @@ def conditionals_of(unit: Unit, name: str) -> list[Conditional]:
             if not any(start <= c.line and c.end <= end for start, end in unrelated)]
 
 
-def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build], Result], file: str) -> Result:
-    """FIRST (the default build's verdict) combined with the verdict of each other build."""
-    if first.verdict == "divergent" or not builds:
+_MACRO_TEST = re.compile(rb"#(ifdef|ifndef) (\w+)|#if (!?) ?defined ?\(? ?(\w+) ?\)?")
+
+
+def macro_test(key: bytes) -> tuple[str, bool] | None:
+    """`#ifdef X` / `#if defined(X)` -> (X, True); `#ifndef X` / `#if !defined(X)` -> (X, False)."""
+    match = _MACRO_TEST.fullmatch(key)
+    if match is None:
+        return None
+    if match.group(1):
+        return match.group(2).decode("latin-1"), match.group(1) == b"ifdef"
+    return match.group(4).decode("latin-1"), not match.group(3)
+
+
+def impossible_build(conditionals: list[Conditional]) -> tuple[str, int] | None:
+    """The macro a parse took as both defined and undefined (`#ifdef X` and `#ifndef X` both
+    compiled: the default build does that, first branches everywhere), with the line of the
+    second test; None when the parse is a configuration."""
+    seen: dict[str, bool] = {}
+    for conditional in sorted(conditionals, key=lambda c: c.line):
+        test = macro_test(conditional.key)
+        if test is None or conditional.compiled is None:
+            continue
+        macro, polarity = test
+        defined = (conditional.compiled == 0) == polarity
+        if seen.setdefault(macro, defined) != defined:
+            return macro, conditional.line
+    return None
+
+
+def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build], Result], file: str,
+                 first_impossible: tuple[str, int] | None = None) -> Result:
+    """FIRST (the default build's verdict) combined with the verdict of each other build.
+    FIRST_IMPOSSIBLE names the macro the default build took both ways, if it did: its divergence
+    is then no configuration's and cannot be reported (another build's may)."""
+    if first.verdict == "divergent" and first_impossible is None:
+        return first
+    if first.verdict == "divergent":
+        macro, line = first_impossible
+        first = Result(first.subject, "inconclusive", cases=first.cases,
+                       reason=(f"the sides differ only in a parse that takes `{macro}` as both defined and "
+                               f"undefined (line {line}), which no build does"),
+                       location=SourceLine(file, line))
+    if not builds:
         return first
     judged: list[tuple[Build, Result]] = []
     for build in builds[:MAX_OTHER_BUILDS]:
         result = judge_in(build)
         if result.verdict == "divergent":
-            result.notes.insert(0, f"divergent in {build.describe()}; the default build (the first branch "
-                                   f"of every #if) gives {first.verdict}")
-            return result
+            impossible = result.extra.pop("impossible_build", None)
+            if impossible is None:
+                result.notes.insert(0, f"divergent in {build.describe()}; the default build (the first branch "
+                                       f"of every #if) gives {first.verdict}")
+                return result
+            result = Result(first.subject, "inconclusive", cases=result.cases,
+                            reason=f"in {build.describe()} the sides differ, but it takes `{impossible[0]}` "
+                                   f"as both defined and undefined (line {impossible[1]})",
+                            location=SourceLine(file, impossible[1]))
         judged.append((build, result))
     if first.verdict != "equivalent":
         return first

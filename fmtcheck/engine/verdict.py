@@ -126,10 +126,17 @@ def judge_every_build(old: tuple[bytes, cfront.Unit, str], new: tuple[bytes, cfr
         for unit, name in ((old_built, old_name), (new_built, new_name)):
             if name not in unit.functions:
                 return Result(subject, "inconclusive", reason=f"{name} is not compiled at {unit.where}")
-        return judge(old_built, new_built, old_name, new_name, options, subject)
+        result = judge(old_built, new_built, old_name, new_name, options, subject)
+        if result.verdict == "divergent":
+            result.extra["impossible_build"] = builds.impossible_build(
+                builds.conditionals_of(old_built, old_name) + builds.conditionals_of(new_built, new_name))
+        return result
 
-    others = builds.other_builds(builds.conditionals_of(old_unit, old_name), builds.conditionals_of(new_unit, new_name))
-    return builds.judge_builds(first, others, judge_in, new_unit.where)
+    old_conditionals = builds.conditionals_of(old_unit, old_name)
+    new_conditionals = builds.conditionals_of(new_unit, new_name)
+    impossible = builds.impossible_build(old_conditionals + new_conditionals) if first.verdict == "divergent" else None
+    others = builds.other_builds(old_conditionals, new_conditionals)
+    return builds.judge_builds(first, others, judge_in, new_unit.where, impossible)
 
 
 def _single(unit: cfront.Unit, wanted: str) -> str:

@@ -108,3 +108,23 @@ def test_a_conditional_of_an_unrelated_function_costs_no_build():
     report = verify_sources(other + show(SMP.format("%lu")), changed + show(SMP.format("%lu")),
                             Options(max_examples=30), function="t_show")
     assert [(r.verdict, r.method, r.notes) for r in report.results] == [("equivalent", "proven", [])]
+
+
+IFDEF = '#ifdef CONFIG_X\n\tseq_puts(m, "x\\n");\n#else\n\tseq_puts(m, "no x\\n");\n#endif\n'
+IFNDEF = '#ifndef CONFIG_X\n\tseq_puts(m, "no x\\n");\n#else\n\tseq_puts(m, "x\\n");\n#endif\n'
+TWO_TESTS = '#ifdef CONFIG_X\n\tseq_puts(m, "x\\n");\n#endif\n#ifndef CONFIG_X\n\tseq_puts(m, "no x\\n");\n#endif\n'
+
+
+def test_a_parse_that_takes_a_macro_both_ways_is_no_build_so_its_difference_is_not_divergent():
+    """First branches everywhere take `#ifdef X` and `#ifndef X` both: the sides print the same
+    in every real build, so "divergent" would be the wrong way."""
+    for old, new in ((IFDEF, IFNDEF), (IFDEF, TWO_TESTS), (TWO_TESTS, IFDEF)):
+        got = result(show(old), show(new))
+        assert got.verdict == "inconclusive", (old, new, got.verdict, got.notes)
+        assert "`CONFIG_X` as both defined and undefined" in got.reason
+
+
+def test_a_real_difference_beside_an_impossible_parse_is_found_in_a_real_build():
+    got = result(show(IFDEF), show(IFNDEF.replace('"no x', '"no x!')))
+    assert got.verdict == "divergent"
+    assert "`#else` branch of `#ifdef CONFIG_X`" in got.notes[0]
