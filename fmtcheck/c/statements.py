@@ -150,11 +150,7 @@ class StatementCompiler:
             return self._array_init(t, init, scope, name)
         if t[0] == "struct" and t[1] != "seq_file":
             if init is not None and init.type == "initializer_list":
-                def make_struct(f: Frame) -> Any:
-                    s = LocalStruct("")
-                    s.zeroed = True
-                    return s
-                return make_struct
+                return self.initialised_struct(t[1], init, scope)
             if init is None:
                 return self.uninitialised_struct(t[1], name)
         if init is None:

@@ -146,6 +146,40 @@ class DataCompiler:
 
         return make_local
 
+    def initialised_struct(self, struct: str, init, scope: dict[str, tuple]) -> Callable[[Frame], LocalStruct]:
+        """A local struct with a braced initializer (`= { }`, `= {0}`, `= { .a = 5, .b = x }`):
+        the fields it names hold their values, every other field is zero, array members
+        included (zeroed storage of the struct's own, as `uninitialised_struct` gives them)."""
+        arrays = self._array_members(struct)
+        row = self._struct_init_row(struct, init, scope, arrays)
+
+        def make_struct(f: Frame) -> LocalStruct:
+            local = LocalStruct("")
+            local.zeroed = True
+            for field, (elem, size) in arrays.items():
+                local.fields[field] = Mem(bytearray(size), elem=elem)
+            for name, t, fn in row:
+                v = fn(f)
+                local.fields[name] = conv(as_int(v, f, t, name), t) if t[0] == "int" else v
+            return local
+
+        return make_struct
+
+    def _struct_init_row(self, struct: str, init, scope: dict[str, tuple],
+                         arrays: dict) -> list[tuple[str, tuple, Callable]]:
+        """The (field, type, value) a struct initializer sets. `{0}` (and `{ }`) zeroes the
+        whole struct whatever its layout; any other item needs the struct's definition, and an
+        item for an array member must be zero (its storage is zeroed already)."""
+        items = [c for c in init.named_children if c.type != "comment"]
+        if not items or (len(items) == 1 and items[0].type == "number_literal" and self._const_int(items[0]) == 0):
+            return []
+        row = self._struct_row(init, self._struct_fields(struct), scope)
+        for (name, _t, _fn), item in zip(row, items):
+            value = item.child_by_field_name("value") if item.type == "initializer_pair" else item
+            if name in arrays and (value is None or self._const_int(value) != 0):
+                raise self.unsupported(item, f"an initializer of array member {name} of a local struct")
+        return [entry for entry in row if entry[0] not in arrays]
+
     def _array_members(self, struct: str) -> dict[str, tuple[tuple, int]]:
         """The array members of a struct the input defines, with their element type and size in
         bytes, when every size folds; none when the struct is not defined here or a size does not

@@ -283,9 +283,27 @@ def _definition_kind(node) -> tuple[str | None, list[str]]:
             return "declaration", [struct_key(tag.text.decode("ascii", "replace"))]
         return None, []
     if node.type in ("declaration", "type_definition", "enum_specifier"):
-        names = _declared_names(node)
+        names = _declared_names(node) + _struct_defined_with_annotation(node)
         return ("declaration", names) if names else (None, [])
     return None, []
+
+
+def _struct_defined_with_annotation(node) -> list[str]:
+    """``struct nfs_iostats { ... } ____cacheline_aligned;``: tree-sitter reads the trailing
+    attribute macro as a declarator, so the struct definition sits inside a declaration of
+    nothing; its layout is what locals of that type have."""
+    if node.type != "declaration" or any(child.type == "init_declarator" for child in node.children):
+        return []
+    specifier = node.child_by_field_name("type")
+    if specifier is None or specifier.type not in ("struct_specifier", "union_specifier"):
+        return []
+    tag = specifier.child_by_field_name("name")
+    declarator = node.child_by_field_name("declarator")
+    if tag is None or specifier.child_by_field_name("body") is None or declarator is None:
+        return []
+    if declarator.type != "identifier" or not declarator.text.startswith(b"__"):
+        return []  # `struct x {...} table;` defines a variable, not only the layout
+    return [struct_key(tag.text.decode("ascii", "replace"))]
 
 
 def struct_key(tag: str) -> str:

@@ -550,3 +550,27 @@ def test_the_gnu_elvis_operator_is_its_condition_when_true():
     assert run(show(body), show(new.replace('"auto"', '"none"'))).verdict == "divergent"
     count = '\tunsigned int n = *(unsigned int *)v;\n\n\tseq_printf(m, "%u\\n", n ?: 1);\n'
     assert run(show(count), show(count.replace("n ?: 1", "n ? n : 1"))).verdict == "equivalent"
+
+
+DEMO_STATS = "struct demo_stats { int a; unsigned char b; unsigned long events[3]; };\n"
+
+
+@pytest.mark.parametrize("init, printed, verdict", [
+    ("{ .a = 5 }", "x.a", ("5", "0")),  # a designated field holds its value, not zero
+    ("{ 1, 300 }", "x.b", ("44", "300")),  # converted to the field's type
+    ("{ }", "x.a", ("0", "1")),
+    ("{0}", "x.events[2]", ("0", "1")),  # array members are zeroed storage of the struct's own
+])
+def test_a_local_struct_initializer_sets_its_fields_and_zeroes_the_rest(init, printed, verdict):
+    """`struct nfs_iostats totals = { };` then `totals.events[i] += ...` (nfs_show_stats): the
+    members are the local's own zeroed storage; named fields take the initializer's values."""
+    same, other = verdict
+    body = f'\tstruct demo_stats x = {init};\n\n\tseq_printf(m, "%lu\\n", (unsigned long){printed});\n'
+    assert run(show(body, DEMO_STATS), show(f'\tseq_puts(m, "{same}\\n");\n')).verdict == "equivalent"
+    assert run(show(body, DEMO_STATS), show(f'\tseq_puts(m, "{other}\\n");\n')).verdict == "divergent"
+
+
+def test_a_struct_initializer_without_the_structs_definition_is_inconclusive():
+    body = '\tstruct unseen x = { .a = 5 };\n\n\tseq_printf(m, "%d\\n", x.a);\n'
+    result = run(show(body), show('\tseq_puts(m, "0\\n");\n'))
+    assert result.verdict == "inconclusive" and "struct unseen" in result.reason

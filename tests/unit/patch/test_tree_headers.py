@@ -128,3 +128,27 @@ def test_a_string_macro_of_a_header_is_its_text_with_the_tree(tmp_path):
         b" \treturn 0;\n }\n")
     [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
     assert result.verdict == "equivalent", (result.verdict, result.reason)
+
+
+def test_a_struct_of_a_quoted_header_with_a_trailing_attribute_is_known(tmp_path):
+    """`struct nfs_iostats {...} ____cacheline_aligned;` in "iostat.h": tree-sitter takes the
+    attribute for a declarator; the layout still reaches the engine, so `totals.events[i]` of a
+    `totals = { }` local is an array of the struct's own."""
+    (tmp_path / "fs").mkdir()
+    (tmp_path / "fs" / "demo_iostat.h").write_bytes(
+        b"struct demo_iostats {\n\tunsigned long long bytes[2];\n\tunsigned long events[2];\n} ____cacheline_aligned;\n")
+    (tmp_path / "fs" / "demo.c").write_bytes(
+        b'#include "demo_iostat.h"\n\nstatic int demo_show(struct seq_file *m, void *v)\n{\n'
+        b"\tstruct demo_iostats totals = { };\n\tint i;\n\n\tfor (i = 0; i < 2; i++)\n"
+        b"\t\ttotals.events[i] += i;\n\tfor (i = 0; i < 2; i++)\n"
+        b'\t\tseq_printf(m, "%lu ", totals.events[i]);\n\treturn 0;\n}\n')
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(
+        b"diff --git a/fs/demo.c b/fs/demo.c\n--- a/fs/demo.c\n+++ b/fs/demo.c\n"
+        b"@@ -10,4 +10,4 @@ static int demo_show(struct seq_file *m, void *v)\n"
+        b"\t\ttotals.events[i] += i;\n".replace(b"\t\ttotals", b" \t\ttotals") +
+        b" \tfor (i = 0; i < 2; i++)\n"
+        b'-\t\tseq_printf(m, "%lu ", totals.events[i]);\n+\t\tseq_printf(m, "%lu  ", totals.events[i]);\n'
+        b" \treturn 0;\n")
+    [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
+    assert result.verdict == "divergent", (result.verdict, result.reason)
