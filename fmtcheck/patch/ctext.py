@@ -5,6 +5,7 @@ calls, braces and definitions in partial code (hunks), and tree-sitter where the
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
@@ -347,3 +348,75 @@ def _header_candidates(text: bytes) -> list[bytes]:
         candidates.append(text + b")")
     candidates.append(text[:open_at] + b"(void)")
     return candidates
+
+
+def body_scope_declarations(function_text: bytes) -> tuple[dict[bytes, bytes], set[bytes]]:
+    """The declarations in scope of a function's whole body, name -> declaration without its
+    initializer or storage class (``const char *s``): its parameters and the declarations that
+    open its body, before any statement. Also every other name the function declares (in a
+    block, or after a statement), whose scope is not the whole body."""
+    text = _for_parsing(function_text)
+    tree = _parser().parse(text)
+    nodes = [n for n in tree.root_node.children if n.type == "function_definition"]
+    if len(nodes) != 1:
+        return {}, {b"*"}
+    function = nodes[0]
+    whole: dict[bytes, bytes] = {}
+    parameter_names: list[bytes] = []
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    for parameter in (parameters.named_children if parameters is not None else []):
+        name = _declarator_name(parameter.child_by_field_name("declarator"))
+        if name and parameter.type == "parameter_declaration":
+            parameter_names.append(name)
+            whole[name] = _without_storage(text, parameter, parameter.child_by_field_name("declarator"))
+    body = function.child_by_field_name("body")
+    leading = True
+    for child in (body.named_children if body is not None else []):
+        if child.type == "comment":
+            continue
+        leading = leading and child.type == "declaration"
+        if not leading:
+            break
+        for part in child.children_by_field_name("declarator"):
+            inner = part.child_by_field_name("declarator") if part.type == "init_declarator" else part
+            name = _declarator_name(inner)
+            if name:
+                whole[name] = _without_storage(text, child, inner)
+    counts = Counter(parameter_names)
+    counts.update(name for node in (_descendants(body, "declaration") if body is not None else [])
+                  for name in _names_declared(node))
+    # a name declared twice (a parameter or leading local shadowed in a block) is not one object
+    elsewhere = {name for name, count in counts.items() if count > 1 or name not in whole}
+    return whole, elsewhere
+
+
+def _declarator_name(node) -> bytes | None:
+    while node is not None:
+        if node.type == "identifier":
+            return node.text
+        node = node.child_by_field_name("declarator")
+    return None
+
+
+def _names_declared(declaration) -> list[bytes]:
+    names = []
+    for part in declaration.children_by_field_name("declarator"):
+        inner = part.child_by_field_name("declarator") if part.type == "init_declarator" else part
+        name = _declarator_name(inner)
+        if name:
+            names.append(name)
+    return names
+
+
+def _without_storage(text: bytes, declaration, declarator) -> bytes:
+    """``type declarator`` of one declarator of DECLARATION: its specifiers and qualifiers (the
+    storage class dropped) and the declarator without an initializer."""
+    first = min((d.start_byte for d in declaration.children_by_field_name("declarator")),
+                default=declarator.start_byte)
+    specifiers = [c for c in declaration.children
+                  if c.end_byte <= first and c.type != "storage_class_specifier"]
+    words = [text[c.start_byte:c.end_byte] for c in specifiers]
+    return b" ".join(words + [text[declarator.start_byte:declarator.end_byte]])

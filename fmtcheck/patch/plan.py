@@ -60,6 +60,7 @@ from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
 from fmtcheck.patch.configs import name_the_configuration
 from fmtcheck.patch.literal import literal_stretches, stretch_function
+from fmtcheck.patch.stretches import equivalent_by_stretches
 from fmtcheck.patch.tokens import same_program
 from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
@@ -642,7 +643,9 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
                 "the same program, proven without running it")
         result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
     else:
-        result = _by_literal_stretches(old_src, new_src, subject, options) or engine(old_src, new_src)
+        result = (_by_literal_stretches(old_src, new_src, subject, options)
+                  or _by_value_stretches(candidate, old_src, new_src, subject, options)
+                  or engine(old_src, new_src))
     if undeclared_local(result) is not None and candidate.old is not None and candidate.new is not None:
         result = judge_for_every_type(result, (old_src, candidate.old.text), (new_src, candidate.new.text), engine)
     result.subject = subject
@@ -665,6 +668,18 @@ def _by_literal_stretches(old_src: bytes, new_src: bytes, subject: str, options:
     note = (f"the two sides differ only in {len(stretches)} stretch(es) of statements that print literals, each "
             "proven to print the same bytes; the rest is the same C tokens")
     return Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "literal-stretches"})
+
+
+def _by_value_stretches(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str,
+                        options: Options) -> Result | None:
+    """`fmtcheck.patch.stretches`: cleanups of how a value is printed, judged stretch by stretch."""
+    if candidate.old is None:
+        return None
+
+    def stretch(name: str, old: bytes, new: bytes) -> Result:
+        return _engine_result(name, old, new, subject, options)
+
+    return equivalent_by_stretches(old_src, new_src, candidate.old.text, stretch, subject)
 
 
 def _engine_result(name: str, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:

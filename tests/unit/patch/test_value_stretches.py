@@ -1,0 +1,46 @@
+"""Sides that differ only in read-only statements printing values are judged stretch by stretch
+(`fmtcheck.patch.stretches`): `seq_printf(m, "%s", s)` -> `seq_puts(m, s)` and the like."""
+
+from __future__ import annotations
+
+from fmtcheck.common.options import Options
+from fmtcheck.patch.ctext import Definition
+from fmtcheck.patch.plan import Candidate, judge
+from fmtcheck.patch.stretches import value_output, value_stretches
+
+OLD = (b"static int s(struct seq_file *m, void *v)\n{\n\tconst char *name = v;\n\tunsigned long long n = 3;\n\n"
+       b"\tn += strlen(name);\n\tseq_printf(m, \"%s\", name);\n\tseq_printf(m, \" %llu\\n\", n);\n\treturn 0;\n}\n")
+NEW = OLD.replace(b'seq_printf(m, "%s", name)', b"seq_puts(m, name)").replace(
+    b'seq_printf(m, " %llu\\n", n)', b"seq_put_decimal_ull(m, \" \", n);\n\tseq_putc(m, '\\n')")
+
+
+def judged(old: bytes, new: bytes):
+    candidate = Candidate("x.c", "s", Definition("s", "function", old, "x.c", 1),
+                          Definition("s", "function", new, "x.c", 1))
+    return judge(candidate, old, new, "x.c:s", Options(max_examples=20))
+
+
+def test_read_only_output_statements_make_stretches():
+    stretches = value_stretches(OLD, NEW)
+    assert stretches is not None and len(stretches) == 1
+    assert stretches[0].names == {b"name", b"n"}
+    assert value_output((b"seq_printf", b"(", b"m", b",", b'"%d"', b",", b"f", b"(", b"x", b")", b")", b";")) is None
+    assert value_output((b"seq_printf", b"(", b"m", b",", b'"%d"', b",", b"x", b"++", b")", b";")) is None
+    assert value_output((b"seq_printf", b"(", b"m", b",", b'"%d"', b",", b"p", b"->", b"x", b")", b";")) == (b"m", {b"p"})
+    assert value_stretches(OLD, NEW.replace(b"n += strlen", b"n -= strlen")) is None
+
+
+def test_a_value_cleanup_is_proven_for_every_value_and_a_difference_goes_to_the_engine():
+    result = judged(OLD, NEW)
+    assert (result.verdict, result.method, result.extra.get("decided_by")) == ("equivalent", "proven", "value-stretches")
+    wrong = NEW.replace(b'seq_put_decimal_ull(m, " ", n)', b'seq_put_decimal_ull(m, "  ", n)')
+    result = judged(OLD, wrong)
+    assert result.verdict == "divergent" and result.extra.get("decided_by") != "value-stretches"
+
+
+def test_a_stretch_reading_a_block_local_goes_to_the_engine():
+    """`x` of an inner block may not be the `x` the stretch reads: no stretch is made."""
+    old = OLD.replace(b"\treturn 0;", b"\tif (n) {\n\t\tint name = 1;\n\t\t(void)name;\n\t}\n\treturn 0;")
+    new = NEW.replace(b"\treturn 0;", b"\tif (n) {\n\t\tint name = 1;\n\t\t(void)name;\n\t}\n\treturn 0;")
+    result = judged(old, new)
+    assert result.extra.get("decided_by") != "value-stretches"
