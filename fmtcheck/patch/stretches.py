@@ -20,6 +20,7 @@ the engine, which also finds a difference's counterexample in context.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -29,6 +30,7 @@ from fmtcheck.patch.literal import c_statements
 from fmtcheck.patch.tokens import c_tokens
 
 MAX_STRETCHES = 8
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![(\w])((?:\\\n|[^\n])*)", re.M)
 STRETCH_NAME = "__fmtcheck_value_stretch"
 # output primitives whose effect is what they print (seq_pad/seq_setwidth read the padding state)
 _OUTPUT_CALLS = {b"seq_printf", b"seq_puts", b"seq_putc", b"seq_write", b"seq_put_decimal_ull",
@@ -100,6 +102,10 @@ def stretch_programs(src_old: bytes, src_new: bytes, function_text: bytes,
     seq_file and of the locals it reads (the file's macros, tables and includes stay in view);
     None when a name the stretch reads is declared somewhere other than the parameters or the
     leading declarations of the body (a block-scope local: it may not be the one in scope)."""
+    if stretch.seq in stretch.names:
+        return None  # it reads the seq_file's own state (m->count), which the stretch starts afresh
+    if not _macros_only_read(src_old, stretch.names) or not _macros_only_read(src_new, stretch.names):
+        return None
     declared, elsewhere = body_scope_declarations(function_text)
     parameters = [b"struct seq_file *" + stretch.seq]
     for name in sorted(stretch.names - {stretch.seq}):
@@ -133,3 +139,16 @@ def equivalent_by_stretches(old_src: bytes, new_src: bytes, function_text: bytes
             "read, each proven to print the same bytes for every value of what it reads; the rest is the same C "
             "tokens")
     return Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "value-stretches"})
+
+
+def _macros_only_read(src: bytes, names: set[bytes]) -> bool:
+    """Whether every object-like macro of SRC among NAMES expands to an expression that only
+    reads (a macro `NEXT_ID` that is `id++` changes state the code after the stretch sees)."""
+    for match in _DEFINE.finditer(src):
+        if match.group(1) not in names:
+            continue
+        tokens = c_tokens(match.group(2))
+        statement = (b"seq_puts", b"(", b"m", b",", *(tokens or [b"="]), b")", b";")
+        if tokens is None or value_output(statement) is None:
+            return False
+    return True

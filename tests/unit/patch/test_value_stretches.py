@@ -44,3 +44,15 @@ def test_a_stretch_reading_a_block_local_goes_to_the_engine():
     new = NEW.replace(b"\treturn 0;", b"\tif (n) {\n\t\tint name = 1;\n\t\t(void)name;\n\t}\n\treturn 0;")
     result = judged(old, new)
     assert result.extra.get("decided_by") != "value-stretches"
+
+
+def test_a_stretch_reading_a_macro_that_changes_state_or_the_seq_file_goes_to_the_engine():
+    """`NEXT_ID` is `next_id++`: printing it once or twice changes what the code after prints;
+    `m->count` is the seq_file's state, which a stretch judged alone starts afresh."""
+    from fmtcheck.patch.stretches import stretch_programs
+    head = b"#define NEXT_ID next_id++\n#define SHIFT (1 << 3)\n"
+    for name, expected in ((b"NEXT_ID", False), (b"SHIFT", True), (b"m->count", False)):
+        old = head + OLD.replace(b'"%s", name', b'"%d", ' + name)
+        new = head + NEW.replace(b"seq_puts(m, name)", b'seq_put_decimal_ll(m, "", ' + name + b")")
+        [stretch] = value_stretches(old, new)
+        assert (stretch_programs(old, new, OLD, stretch) is not None) == expected, name
