@@ -250,3 +250,33 @@ def tree_include_definitions(path: str, text: bytes, state: TreeState) -> dict[s
         for definition in harvest_definitions(header_text, header, lambda a, b: False, lambda row: row + 1):
             found.setdefault(definition.name, definition)
     return found
+
+
+MAX_SIBLINGS = 200  # .c files of one directory read to find the ones that include a file
+
+
+def including_unit_includes(path: str, state: TreeState) -> list[bytes]:
+    """The `#include` lines a .c file is compiled under when another .c file of its directory
+    includes it (the kernel builds kernel/sched/stats.c inside build_utility.c, after
+    ``#include "sched.h"``; stats.c itself includes nothing): every such file's include lines
+    before it includes PATH. Headers two such files read differently give no value (a name
+    defined differently is dropped, `fmtcheck.c.headers`)."""
+    directory, name = os.path.split(path)
+    try:
+        siblings = sorted(os.listdir(os.path.join(state.root, directory)))[:MAX_SIBLINGS]
+    except OSError:
+        return []
+    found: list[bytes] = []
+    for sibling in siblings:
+        if not sibling.endswith(".c") or sibling == name:
+            continue
+        lines = state.lines(os.path.join(directory, sibling)) or []
+        before: list[bytes] = []
+        for line in lines:
+            match = INCLUDE.match(line)
+            if match is not None and match.group(1) == name.encode():
+                found.extend(b for b in before if b not in found)
+                break
+            if INCLUDE_LINE.match(line) and not line.rstrip().endswith(b'.c"'):
+                before.append(line)
+    return found

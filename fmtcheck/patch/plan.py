@@ -61,11 +61,13 @@ from fmtcheck.common.result import Report, Result
 from fmtcheck.patch.configs import name_the_configuration
 from fmtcheck.patch.literal import literal_stretches, stretch_function
 from fmtcheck.patch.stretches import equivalent_by_stretches
-from fmtcheck.patch.tokens import same_program
+from fmtcheck.patch.tokens import same_but_constants, same_program
+from fmtcheck.patch.trees import build_constants
 from fmtcheck.patch.untyped import judge_for_every_type, undeclared_local
 from fmtcheck.patch.apply import (
     TreeState,
     apply_file_diff,
+    including_unit_includes,
     tree_include_definitions,
     view_from_tree,
 )
@@ -312,6 +314,8 @@ def _plan_file(
         new_text = b"\n".join(d.text for d in view.new.values())
         extra_old = tree_include_definitions(view.path, _file_text(state, view.path, old_text), state)
         extra_new = tree_include_definitions(view.path, _file_text(state, view.path, new_text), state)
+        for which in ("old", "new"):
+            view.includes[which] = including_unit_includes(view.path, state) + view.includes.get(which, [])
     visible = {
         "old": _visible(view, "old", headers, extra_old),
         "new": _visible(view, "new", headers, extra_new),
@@ -641,6 +645,10 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
     if same_program(old_src, new_src):
         note = ("the two sides are the same C tokens (comments, whitespace and file-scope linkage aside): "
                 "the same program, proven without running it")
+        result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
+    elif options.tree is not None and (constants := same_but_constants(old_src, new_src, build_constants(options.tree, candidate.path, old_src))):
+        note = (f"the two sides are the same C tokens but for {', '.join(constants)}, which one side writes where the other "
+                "writes the literal of the value and type the tree's headers give it: the same program")
         result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
     else:
         result = (_by_literal_stretches(old_src, new_src, subject, options)

@@ -18,7 +18,9 @@ changed. What is compared:
 from __future__ import annotations
 
 import re
+from typing import Callable
 
+from fmtcheck.c.literals import parse_number
 from fmtcheck.patch.hunks import GAP_MARKER
 
 _TOKEN = re.compile(
@@ -84,3 +86,38 @@ def same_program(old: bytes, new: bytes) -> bool:
         return True
     old_tokens = c_tokens(old)
     return old_tokens is not None and old_tokens == c_tokens(new)
+
+
+_CONSTANT_NAME = re.compile(rb"[A-Z][A-Z0-9_]*\Z")
+
+
+def same_but_constants(old: bytes, new: bytes, value_of: Callable[[str], tuple | None]) -> list[str] | None:
+    """The constants OLD and NEW differ by, when they are the same tokens but for names that one
+    side writes where the other writes the literal of the same value and type (``CPU_IDLE`` ->
+    ``0``, whose enum in a header of the tree is 0, an int): the same program. VALUE_OF gives a
+    name's (value, type) as the build has it, or None. A name that occurs anywhere else in
+    either text (a local #define, a variable) is not taken: there it may not be the header's."""
+    a, b = c_tokens(old), c_tokens(new)
+    if a is None or b is None or len(a) != len(b):
+        return None
+    pairs = [(x, y) for x, y in zip(a, b) if x != y]
+    if not pairs:
+        return None
+    names = []
+    for x, y in pairs:
+        name, literal = (x, y) if _CONSTANT_NAME.match(x) else (y, x)
+        if not _CONSTANT_NAME.match(name) or not literal[:1].isdigit():
+            return None
+        names.append(name)
+    if any(a.count(name) + b.count(name) != names.count(name) for name in set(names)):
+        return None
+    for name, (x, y) in zip(names, pairs):
+        literal = y if x == name else x
+        try:
+            written = parse_number(literal.decode("latin-1"))
+        except ValueError:
+            return None
+        known = value_of(name.decode("latin-1"))
+        if known is None or written[0] is None or (known[0], known[1]) != written:
+            return None
+    return sorted({name.decode("latin-1") for name in names})

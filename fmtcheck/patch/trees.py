@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
+from fmtcheck.c.headers import includes_of, tree_constants
 from fmtcheck.common.errors import InputError
+from fmtcheck.kernel.constants import INT_CONSTANTS
 from fmtcheck.patch import git
 from fmtcheck.patch.apply import TreeState
 from fmtcheck.patch.patchfile import Patch
@@ -100,3 +103,16 @@ def state_for(tree: Tree, revision: str | None, forced: bool) -> tuple[TreeState
         return reader.read(sha, path)
 
     return TreeState(tree.root, reader=read, label=f"{tree.root} at {sha[:12]}", origin="git"), None
+
+
+def build_constants(tree: str, path: str, src: bytes) -> Callable[[str], tuple | None]:
+    """A name's (value, C type) as the engine reads it for the file PATH judged with SRC in TREE:
+    a constant fmtcheck knows, else the enumerator or integer macro the headers SRC includes give
+    it (`fmtcheck.c.headers`); None when neither is certain. The headers are read on first use."""
+
+    def value_of(name: str) -> tuple | None:
+        if name in INT_CONSTANTS:
+            return INT_CONSTANTS[name]
+        return tree_constants(tree, path, includes_of(src)).get(name)
+
+    return value_of

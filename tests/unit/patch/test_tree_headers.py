@@ -152,3 +152,46 @@ def test_a_struct_of_a_quoted_header_with_a_trailing_attribute_is_known(tmp_path
         b" \treturn 0;\n")
     [result] = check_patches([str(patch)], Options(tree=str(tmp_path), max_examples=20)).results
     assert result.verdict == "divergent", (result.verdict, result.reason)
+
+
+def _stats_tree(tmp_path, with_unit: bool):
+    (tmp_path / "kernel" / "demo").mkdir(parents=True)
+    (tmp_path / "kernel" / "demo" / "demo.h").write_bytes(b"enum demo_idle_type {\n\tDEMO_IDLE,\n\tDEMO_BUSY,\n\tDEMO_TYPES\n};\n")
+    if with_unit:
+        (tmp_path / "kernel" / "demo" / "build_utility.c").write_bytes(b'#include "demo.h"\n\n#include "stats.c"\n')
+    (tmp_path / "kernel" / "demo" / "stats.c").write_bytes(
+        b"static int show_demo(struct seq_file *seq, void *v)\n{\n\tint t;\n\n"
+        b"\tfor (t = DEMO_IDLE; t < DEMO_TYPES; t++)\n\t\tseq_printf(seq, \" %u\", t);\n\treturn 0;\n}\n")
+
+
+def _stats_patch(tmp_path, literal: bytes):
+    patch = tmp_path / "p.patch"
+    patch.write_bytes(
+        b"diff --git a/kernel/demo/stats.c b/kernel/demo/stats.c\n--- a/kernel/demo/stats.c\n+++ b/kernel/demo/stats.c\n"
+        b"@@ -4,3 +4,3 @@ static int show_demo(struct seq_file *seq, void *v)\n \n"
+        b"-\tfor (t = DEMO_IDLE; t < DEMO_TYPES; t++)\n+\tfor (t = " + literal + b"; t < DEMO_TYPES; t++)\n"
+        b"\t\tseq_printf(seq, \" %u\", t);\n".replace(b"\t\tseq", b" \t\tseq"))
+    return str(patch)
+
+
+def test_a_file_the_build_compiles_inside_another_reads_that_files_headers(tmp_path):
+    """kernel/sched/stats.c includes nothing: build_utility.c includes its headers, then it. Its
+    CPU_IDLE is the header's 0, so `CPU_IDLE` -> `0` is the same program, proven from the tokens."""
+    _stats_tree(tmp_path, with_unit=True)
+    [result] = check_patches([_stats_patch(tmp_path, b"0")], Options(tree=str(tmp_path), max_examples=20)).results
+    assert (result.verdict, result.extra.get("decided_by")) == ("equivalent", "tokens"), result.reason
+    [result] = check_patches([_stats_patch(tmp_path, b"1")], Options(tree=str(tmp_path), max_examples=20)).results
+    assert result.verdict == "divergent", result.reason
+
+
+def test_a_constant_is_taken_for_a_literal_only_with_its_value_type_and_no_other_meaning():
+    from fmtcheck.c.types import S32, U32
+    from fmtcheck.patch.tokens import same_but_constants
+
+    old, new = b"x = DEMO_IDLE + y;", b"x = 0 + y;"
+    assert same_but_constants(old, new, {"DEMO_IDLE": (0, S32)}.get) == ["DEMO_IDLE"]
+    assert same_but_constants(old, new, {}.get) is None  # no header gives it
+    assert same_but_constants(old, new, {"DEMO_IDLE": (0, U32)}.get) is None  # 0u, not 0
+    assert same_but_constants(old, b"x = 1 + y;", {"DEMO_IDLE": (0, S32)}.get) is None
+    defined = b"#define DEMO_IDLE 1\n" + old
+    assert same_but_constants(defined, b"#define DEMO_IDLE 1\n" + new, {"DEMO_IDLE": (0, S32)}.get) is None
