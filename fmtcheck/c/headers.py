@@ -372,3 +372,115 @@ def _parse_unary(tokens: list[str], known: dict):
     if head in known:
         return known[head], rest
     raise ValueError(head)
+
+
+MAX_CONFIG_BLOCKS = 3  # #if blocks of one enum whose choices are enumerated (2^3 builds at most)
+
+
+def tree_build_values(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, tuple[int, ...]]:
+    """Enumerators whose value depends on the build configuration, with every value it may take
+    (`enum misc_res_type { #ifdef CONFIG_KVM_AMD_SEV  SEV, SEV_ES, #endif  MISC_CG_RES_TYPES }`:
+    0 or 2), from the headers `includes` of the file `where` in `tree`. A caller judges once per
+    value and gives a verdict only when all agree: each is the value of some kernel build."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    return dict(_build_values(root, _file_directory(root, where), tuple(includes)))
+
+
+@functools.lru_cache(maxsize=64)
+def _build_values(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    seen: set[Path] = set()
+    level = [h for h in (_resolve(root, directory, s, n) for s, n in includes) if h is not None]
+    values: dict[str, tuple[int, ...]] = {}
+    dropped: set[str] = set()
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for header in level:
+            if header in seen or len(seen) >= MAX_HEADERS:
+                continue
+            seen.add(header)
+            for name, choices in _header_build_values(header).items():
+                if name in values and values[name] != choices:
+                    dropped.add(name)
+                values[name] = choices
+            nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in _header(header)[3]) if h is not None]
+        level = nxt
+    return tuple((name, v) for name, v in values.items() if name not in dropped)
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_build_values(path: Path) -> dict[str, tuple[int, ...]]:
+    data = _read(path)
+    return {} if data is None else config_enumerators(data)
+
+
+def config_enumerators(text: bytes) -> dict[str, tuple[int, ...]]:
+    """The enumerators after `#if` blocks of an enum (outside them), with the sorted values they
+    take over every choice of branch per block. Only flat blocks (`#if`/`#ifdef`/`#ifndef`, an
+    optional `#else`, `#endif`) of enumerators without `=` are read, at most MAX_CONFIG_BLOCKS."""
+    text = _COMMENT.sub(b" ", text.replace(b"\\\n", b" "))
+    out: dict[str, tuple[int, ...]] = {}
+    for m in _ENUM.finditer(text):
+        close = text.find(b"}", m.end())
+        if close < 0 or b"#" not in text[m.end():close]:
+            continue
+        parts = _config_parts(text[m.end():close].decode("latin-1"))
+        if parts is None or not any(isinstance(p, list) for p in parts):
+            continue
+        for name, choices in _values_per_build(parts).items():
+            out.setdefault(name, choices)
+    return out
+
+
+def _config_parts(body: str) -> list | None:
+    """The enum body as a list of enumerator names and, for each #if block, a list of its
+    branches (each a list of names); None when it is not of the simple shape."""
+    parts: list = []
+    block: list[list[str]] | None = None
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            word = re.match(r"#\s*(\w+)", stripped)
+            word = word.group(1) if word else ""
+            if word in ("if", "ifdef", "ifndef") and block is None:
+                block = [[]]
+            elif word == "else" and block is not None and len(block) == 1:
+                block.append([])
+            elif word == "endif" and block is not None:
+                if len(block) == 1:
+                    block.append([])  # no #else: the block may be left out
+                parts.append(block)
+                block = None
+            else:
+                return None
+            continue
+        for item in (i.strip() for i in stripped.split(",")):
+            if not item:
+                continue
+            if not _NAME.match(item):
+                return None  # a value (`= 4`) or an annotation: not enumerated here
+            (block[-1] if block is not None else parts).append(item)
+    if block is not None or sum(isinstance(p, list) for p in parts) > MAX_CONFIG_BLOCKS:
+        return None
+    return parts
+
+
+def _values_per_build(parts: list) -> dict[str, tuple[int, ...]]:
+    blocks = [p for p in parts if isinstance(p, list)]
+    choices: list[tuple[int, ...]] = [()]
+    for block in blocks:
+        choices = [c + (k,) for c in choices for k in range(len(block))]
+    values: dict[str, set[int]] = {}
+    for choice in choices:
+        picked = iter(choice)
+        value = 0
+        for part in parts:
+            names = part[next(picked)] if isinstance(part, list) else [part]
+            for name in names:
+                if not isinstance(part, list):
+                    values.setdefault(name, set()).add(value)
+                value += 1
+    return {name: tuple(sorted(v)) for name, v in values.items() if len(v) > 1}

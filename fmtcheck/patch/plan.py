@@ -52,12 +52,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Callable
 from collections import Counter
 from dataclasses import dataclass, field
 
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
+from fmtcheck.c.headers import includes_of, tree_build_values
+from fmtcheck.patch.buildvalues import BUILD_CONSTANTS_LINE, judge_for_every_build
 from fmtcheck.patch.configs import name_the_configuration
 from fmtcheck.patch.literal import literal_stretches, stretch_function
 from fmtcheck.patch.stretches import equivalent_by_stretches
@@ -463,8 +466,8 @@ def _with_includes(view: FileView, side: str, src: bytes, lines: list[tuple[str,
     included = view.includes.get(side)
     if not included:
         return src
-    lines[:0] = [(view.path, None)] * len(included)
-    return b"\n".join(included) + b"\n" + src
+    lines[:0] = [(view.path, None)] * (len(included) + 1)
+    return b"\n".join([BUILD_CONSTANTS_LINE] + included) + b"\n" + src
 
 
 def _unseen_output_helpers(candidate: Candidate, visible: dict[str, dict[str, Definition]]) -> str | None:
@@ -653,6 +656,7 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
     else:
         result = (_by_literal_stretches(old_src, new_src, subject, options)
                   or _by_value_stretches(candidate, old_src, new_src, subject, options)
+                  or _by_build_values(candidate, old_src, new_src, options, engine)
                   or engine(old_src, new_src))
     if undeclared_local(result) is not None and candidate.old is not None and candidate.new is not None:
         result = judge_for_every_type(result, (old_src, candidate.old.text), (new_src, candidate.new.text), engine)
@@ -688,6 +692,16 @@ def _by_value_stretches(candidate: Candidate, old_src: bytes, new_src: bytes, su
         return _engine_result(name, old, new, subject, options)
 
     return equivalent_by_stretches(old_src, new_src, candidate.old.text, stretch, subject)
+
+
+def _by_build_values(candidate: Candidate, old_src: bytes, new_src: bytes, options: Options,
+                     engine: Callable[[bytes, bytes], Result]) -> Result | None:
+    """With --tree, constants the configuration decides are judged once per value
+    (`fmtcheck.patch.buildvalues`)."""
+    if options.tree is None:
+        return None
+    values = tree_build_values(options.tree, candidate.path, includes_of(old_src))
+    return judge_for_every_build(old_src, new_src, values, engine) if values else None
 
 
 def _engine_result(name: str, old_src: bytes, new_src: bytes, subject: str, options: Options) -> Result:
