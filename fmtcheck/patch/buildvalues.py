@@ -6,9 +6,10 @@ without. No one value is the kernel's, so the engine takes it as an input and th
 its per-case bounds. But every kernel build gives it one of few values
 (`fmtcheck.c.headers.tree_build_values`), the same on both sides of a patch (the build is
 shared). So with ``--tree`` a function that reads such a constant is judged once per value (defined in the line `BUILD_CONSTANTS_LINE` every tree-rebuilt source starts with, so
-no line moves): equivalent when every value gives equivalent; divergent when some value gives a
-difference (a real one, for the kernels built that way, named in a note); else the function is
-judged with the constants as inputs, as before.
+no line moves): equivalent when every value gives equivalent; divergent when every value gives a difference
+(two blocks may exclude each other, so not every combination is a real build: a difference
+found for some values only is not shown); else the function is judged with the constants as
+inputs, as before.
 """
 
 from __future__ import annotations
@@ -51,12 +52,14 @@ def judge_for_every_build(old_src: bytes, new_src: bytes, build_values: dict[str
             return None
         results.append((values, judge(old, new)))
     shown = ", ".join(names)
-    for values, result in results:
-        if result.verdict == "divergent":
-            built = ", ".join(f"{name} = {value}" for name, value in values.items())
-            result.notes.append(f"{shown} depend(s) on the kernel's configuration: the difference is for a kernel "
-                                f"built with {built} (each build gives one of {_all(names, build_values)})")
-            return result
+    if all(result.verdict == "divergent" for _, result in results):
+        # every build differs, so a real one does (two #if blocks may exclude each other: a
+        # value made of both may be no kernel's, and a difference found only there is not shown)
+        values, result = results[0]
+        built = ", ".join(f"{name} = {value}" for name, value in values.items())
+        result.notes.append(f"{shown} depend(s) on the kernel's configuration: every value a build gives "
+                            f"({_all(names, build_values)}) prints differently; the counterexample is for {built}")
+        return result
     if all(result.verdict == "equivalent" for _, result in results):
         result = results[0][1]
         result.method = next((r.method for _, r in results if r.method != "proven"), "proven")

@@ -53,4 +53,4 @@ def test_a_loop_to_a_config_dependent_bound_is_judged_for_each_build(tmp_path):
     assert result.verdict == "equivalent", result.reason
     assert any("DEMO_RES_TYPES in 1, 3" in note for note in result.notes)
     result = _judged(tmp_path, line, line.replace(b"]);", b"]) + 1;"))
-    assert result.verdict == "divergent" and any("built with DEMO_RES_TYPES = 1" in n for n in result.notes)
+    assert result.verdict == "divergent" and any("counterexample is for DEMO_RES_TYPES = 1" in n for n in result.notes)
