@@ -76,23 +76,29 @@ def tree_return_types(tree: str | None, where: str, includes: list[tuple[bool, s
 
 
 @functools.lru_cache(maxsize=64)
-def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
-    seen: set[Path] = set()
+def _include_closure(root: Path, directory: Path | None, includes: tuple) -> tuple[Path, ...]:
+    """The headers INCLUDES reach, breadth first, bounded in depth and number."""
+    seen: dict[Path, None] = {}
     level = [h for h in (_resolve(root, directory, s, n) for s, n in includes) if h is not None]
-    found: list[tuple[dict[str, str], dict[str, tuple[int, tuple]], set[str]]] = []
-    returns: dict[str, tuple | None] = {}
     for _ in range(MAX_DEPTH):
         nxt = []
         for header in level:
             if header in seen or len(seen) >= MAX_HEADERS:
                 continue
-            seen.add(header)
-            defines, enums, undefs, nested = _header(header)
-            found.append((defines, enums, undefs))
-            for name, t in _return_types(header).items():
-                returns[name] = t if returns.get(name, t) == t else None
-            nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in nested) if h is not None]
+            seen[header] = None
+            nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in _header(header)[3]) if h is not None]
         level = nxt
+    return tuple(seen)
+
+
+@functools.lru_cache(maxsize=64)
+def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    found: list[tuple[dict[str, str], dict[str, tuple[int, tuple]], set[str]]] = []
+    returns: dict[str, tuple | None] = {}
+    for header in _include_closure(root, directory, includes):
+        found.append(_header(header)[:3])
+        for name, t in _return_types(header).items():
+            returns[name] = t if returns.get(name, t) == t else None
     typed = tuple((name, t) for name, t in returns.items() if t is not None)
     return tuple(_combine(found).items()), tuple(_strings(found).items()), typed
 
@@ -392,22 +398,13 @@ def tree_build_values(tree: str | None, where: str, includes: list[tuple[bool, s
 
 @functools.lru_cache(maxsize=64)
 def _build_values(root: Path, directory: Path | None, includes: tuple) -> tuple:
-    seen: set[Path] = set()
-    level = [h for h in (_resolve(root, directory, s, n) for s, n in includes) if h is not None]
     values: dict[str, tuple[int, ...]] = {}
     dropped: set[str] = set()
-    for _ in range(MAX_DEPTH):
-        nxt = []
-        for header in level:
-            if header in seen or len(seen) >= MAX_HEADERS:
-                continue
-            seen.add(header)
-            for name, choices in _header_build_values(header).items():
-                if name in values and values[name] != choices:
-                    dropped.add(name)
-                values[name] = choices
-            nxt += [h for h in (_resolve(root, header.parent, s, n) for s, n in _header(header)[3]) if h is not None]
-        level = nxt
+    for header in _include_closure(root, directory, includes):
+        for name, choices in _header_build_values(header).items():
+            if name in values and values[name] != choices:
+                dropped.add(name)
+            values[name] = choices
     return tuple((name, v) for name, v in values.items() if name not in dropped)
 
 
