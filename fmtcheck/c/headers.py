@@ -216,6 +216,7 @@ def _file_directory(root: Path, where: str) -> Path | None:
     return path.parent
 
 
+@functools.lru_cache(maxsize=65536)
 def _resolve(root: Path, directory: Path | None, system: bool, name: str) -> Path | None:
     candidates = [] if system or directory is None else [directory / name]
     candidates += [root / d / name for d in _SYSTEM_DIRS]
