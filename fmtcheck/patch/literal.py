@@ -20,24 +20,61 @@ MAX_STRETCHES = 8
 _LITERAL_OUTPUT = {b"seq_printf", b"seq_puts", b"seq_putc"}
 
 
+_HEADS = {b"if", b"for", b"while", b"switch"}
+
+
 def c_statements(tokens: list[bytes]) -> list[tuple[bytes, ...]]:
     """TOKENS cut into statements: each ends with `;` outside parentheses, `{`, `}` or the end
-    of a preprocessor line."""
+    of a preprocessor line. The head of a control statement without braces (`if (c)`, `else`,
+    `for (...)`) and a label (`case X:`, `default:`, `out:`) are statements of their own, so
+    that the statement they govern or mark can be compared alone (`governs_one`)."""
     out: list[tuple[bytes, ...]] = []
     current: list[bytes] = []
     depth = 0
-    for token in tokens:
+    for k, token in enumerate(tokens):
         current.append(token)
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else b""
         if token == b"(":
             depth += 1
         elif token == b")":
             depth = max(depth - 1, 0)
+            if depth == 0 and current[0] in _HEADS and nxt not in (b"{", b";"):
+                out.append(tuple(current))
+                current = []
         elif (token == b";" and depth == 0) or token in (b"{", b"}", b"\n"):
+            out.append(tuple(current))
+            current = []
+        elif depth == 0 and _ends_label_or_else(current, nxt):
             out.append(tuple(current))
             current = []
     if current:
         out.append(tuple(current))
     return out
+
+
+def _ends_label_or_else(current: list[bytes], nxt: bytes) -> bool:
+    if current == [b"else"] or current == [b"do"]:
+        return nxt not in (b"{", b"if")
+    if current[-1] != b":" or nxt == b":":
+        return False
+    if current[0] in (b"case", b"default"):
+        return b"?" not in current  # `case A ? B : C:` is not cut at its first colon
+    return len(current) == 2 and (current[0][:1].isalpha() or current[0][:1] == b"_")
+
+
+def braceless_head(statement: tuple[bytes, ...]) -> bool:
+    """Whether STATEMENT is the head of a control statement that governs the one statement
+    after it (no braces): `if (c)`, `for (...)`, `while (c)`, `else`, `do`."""
+    return statement[:1] in ((b"else",), (b"do",)) or (statement[0] in _HEADS and statement[-1] == b")")
+
+
+def governs_one(a: list[tuple[bytes, ...]], i1: int, i2: int, j2_minus_j1: int) -> bool:
+    """Whether a stretch of statements A[i1:i2] (against J2_MINUS_J1 statements on the other
+    side) may be judged alone: after a head without braces, only one statement for one (two
+    statements there would take the second out of the `if`)."""
+    if i1 > 0 and braceless_head(a[i1 - 1]):
+        return i2 - i1 == 1 and j2_minus_j1 == 1
+    return True
 
 
 def literal_output(statement: tuple[bytes, ...]) -> bytes | None:
@@ -69,7 +106,7 @@ def literal_stretches(old: bytes, new: bytes) -> list[tuple[bytes, bytes, bytes]
         if tag == "equal":
             continue
         seqs = {literal_output(s) for s in a[i1:i2] + b[j1:j2]}
-        if None in seqs or len(seqs) != 1 or len(stretches) == MAX_STRETCHES:
+        if not governs_one(a, i1, i2, j2 - j1) or None in seqs or len(seqs) != 1 or len(stretches) == MAX_STRETCHES:
             return None
         join = lambda rows: b"\n".join(b" ".join(row) for row in rows)  # noqa: E731
         stretches.append((seqs.pop(), join(a[i1:i2]), join(b[j1:j2])))

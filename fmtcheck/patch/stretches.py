@@ -26,7 +26,7 @@ from typing import Callable
 
 from fmtcheck.common.result import Result
 from fmtcheck.patch.ctext import body_scope_declarations
-from fmtcheck.patch.literal import c_statements
+from fmtcheck.patch.literal import c_statements, governs_one
 from fmtcheck.patch.tokens import c_tokens
 
 MAX_STRETCHES = 8
@@ -88,7 +88,7 @@ def value_stretches(old: bytes, new: bytes) -> list[Stretch] | None:
         if tag == "equal":
             continue
         outputs = [value_output(s) for s in a[i1:i2] + b[j1:j2]]
-        if None in outputs or len({seq for seq, _ in outputs}) != 1 or len(stretches) == MAX_STRETCHES:
+        if not governs_one(a, i1, i2, j2 - j1) or None in outputs or len({seq for seq, _ in outputs}) != 1 or len(stretches) == MAX_STRETCHES:
             return None
         join = lambda rows: b"\n".join(b" ".join(row) for row in rows)  # noqa: E731
         names = set().union(*(n for _, n in outputs))

@@ -79,3 +79,22 @@ def test_a_stretch_reading_a_macro_that_changes_state_or_the_seq_file_goes_to_th
         new = head + VNEW.replace(b"seq_puts(m, name)", b'seq_put_decimal_ll(m, "", ' + name + b")")
         [stretch] = value_stretches(old, new)
         assert (stretch_programs(old, new, VOLD, stretch) is not None) == expected, name
+
+
+BRACELESS = (b"static int s(struct seq_file *m, void *v)\n{\n\tswitch (*(int *)v) {\n\tcase 1:\n"
+             b"\t\tseq_printf(m, \"one\");\n\t\tbreak;\n\tdefault:\n\t\tif (v)\n\t\t\tseq_printf(m, \"ab\");\n"
+             b"\t\telse\n\t\t\tseq_printf(m, \"none\");\n\t}\n\treturn 0;\n}\n")
+
+
+def test_a_statement_under_a_braceless_head_or_a_label_is_a_stretch_of_its_own():
+    """`if (v) seq_printf(m, "ab");` -> `if (v) seq_puts(m, "ab");` is one statement for one;
+    the same `if` over two statements (`seq_puts(m, "a"); seq_puts(m, "b");`) would take the
+    second out of it, so that is no stretch (it goes to the engine)."""
+    new = BRACELESS.replace(b'seq_printf(m, "one")', b'seq_puts(m, "one")').replace(
+        b'seq_printf(m, "ab")', b'seq_puts(m, "ab")').replace(b'seq_printf(m, "none")', b'seq_puts(m, "none")')
+    stretches = literal_stretches(BRACELESS, new)
+    assert stretches is not None and len(stretches) == 3
+    assert judged(BRACELESS, new).extra.get("decided_by") == "literal-stretches"
+    split = BRACELESS.replace(b'seq_printf(m, "ab");', b'seq_puts(m, "a"); seq_puts(m, "b");')
+    assert literal_stretches(BRACELESS, split) is None
+    assert judged(BRACELESS, split).verdict != "equivalent"
