@@ -5,8 +5,9 @@ follows an ``#ifdef CONFIG_KVM_AMD_SEV`` block in its enum: 2 in a kernel built 
 without. No one value is the kernel's, so the engine takes it as an input and the loop runs to
 its per-case bounds. But every kernel build gives it one of few values
 (`fmtcheck.c.headers.tree_build_values`), the same on both sides of a patch (the build is
-shared). So with ``--tree`` a function that reads such a constant is judged once per value (defined in the line `BUILD_CONSTANTS_LINE` every tree-rebuilt source starts with, so
-no line moves): equivalent when every value gives equivalent; divergent when every value gives a difference
+shared). So with ``--tree`` a function that reads such a constant is judged once per value
+(defined in the line `BUILD_CONSTANTS_LINE` every tree-rebuilt source starts with, so no line
+moves): equivalent when every value gives equivalent; divergent when every value gives a difference
 (two blocks may exclude each other, so not every combination is a real build: a difference
 found for some values only is not shown); else the function is judged with the constants as
 inputs, as before.

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import difflib
 
+from fmtcheck.patch.hunks import GAP_MARKER
 from fmtcheck.patch.tokens import c_tokens
 
-MAX_STRETCHES = 8
+MAX_STRETCHES = 64  # each is a small function the engine judges in milliseconds
 _LITERAL_OUTPUT = {b"seq_printf", b"seq_puts", b"seq_putc"}
 
 
@@ -32,6 +33,11 @@ def c_statements(tokens: list[bytes]) -> list[tuple[bytes, ...]]:
     current: list[bytes] = []
     depth = 0
     for k, token in enumerate(tokens):
+        if token == GAP_MARKER:  # code the patch does not show: a place of its own
+            out.extend([tuple(current)] if current else [])
+            out.append((token,))
+            current = []
+            continue
         current.append(token)
         nxt = tokens[k + 1] if k + 1 < len(tokens) else b""
         if token == b"(":
@@ -64,17 +70,30 @@ def _ends_label_or_else(current: list[bytes], nxt: bytes) -> bool:
 
 def braceless_head(statement: tuple[bytes, ...]) -> bool:
     """Whether STATEMENT is the head of a control statement that governs the one statement
-    after it (no braces): `if (c)`, `for (...)`, `while (c)`, `else`, `do`."""
-    return statement[:1] in ((b"else",), (b"do",)) or (statement[0] in _HEADS and statement[-1] == b")")
+    after it (no braces): `if (c)`, `for (...)`, `while (c)`, `else`, `do`; and a hunk gap, which
+    may end with one."""
+    return statement[:1] in ((b"else",), (b"do",), (GAP_MARKER,)) or (statement[0] in _HEADS and statement[-1] == b")")
 
 
-def governs_one(a: list[tuple[bytes, ...]], i1: int, i2: int, j2_minus_j1: int) -> bool:
-    """Whether a stretch of statements A[i1:i2] (against J2_MINUS_J1 statements on the other
-    side) may be judged alone: after a head without braces, only one statement for one (two
-    statements there would take the second out of the `if`)."""
-    if i1 > 0 and braceless_head(a[i1 - 1]):
-        return i2 - i1 == 1 and j2_minus_j1 == 1
-    return True
+def differing_stretches(a: list[tuple[bytes, ...]],
+                        b: list[tuple[bytes, ...]]) -> list[tuple[list, list]] | None:
+    """The (old statements, new statements) of each place where the statement lists A and B
+    differ. Right after a head without braces (`if (c)`), the one statement it governs is a
+    stretch of its own on each side, and the statements after it another (`if (c) A; B;`: B is
+    not under the `if`); None when a side has no statement there."""
+    out: list[tuple[list, list]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 > 0 and braceless_head(a[i1 - 1]):
+            if i1 == i2 or j1 == j2:
+                return None
+            out.append((a[i1:i1 + 1], b[j1:j1 + 1]))
+            i1, j1 = i1 + 1, j1 + 1
+            if i1 == i2 and j1 == j2:
+                continue
+        out.append((a[i1:i2], b[j1:j2]))
+    return out
 
 
 def literal_output(statement: tuple[bytes, ...]) -> bytes | None:
@@ -99,17 +118,14 @@ def literal_stretches(old: bytes, new: bytes) -> list[tuple[bytes, bytes, bytes]
     old_tokens, new_tokens = c_tokens(old), c_tokens(new)
     if old_tokens is None or new_tokens is None:
         return None
-    a, b = c_statements(old_tokens), c_statements(new_tokens)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    differing = differing_stretches(c_statements(old_tokens), c_statements(new_tokens))
     stretches = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        seqs = {literal_output(s) for s in a[i1:i2] + b[j1:j2]}
-        if not governs_one(a, i1, i2, j2 - j1) or None in seqs or len(seqs) != 1 or len(stretches) == MAX_STRETCHES:
+    for old_part, new_part in differing or []:
+        seqs = {literal_output(s) for s in old_part + new_part}
+        if None in seqs or len(seqs) != 1 or len(stretches) == MAX_STRETCHES:
             return None
         join = lambda rows: b"\n".join(b" ".join(row) for row in rows)  # noqa: E731
-        stretches.append((seqs.pop(), join(a[i1:i2]), join(b[j1:j2])))
+        stretches.append((seqs.pop(), join(old_part), join(new_part)))
     return stretches or None
 
 

@@ -649,12 +649,9 @@ def judge(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str, op
         note = ("the two sides are the same C tokens (comments, whitespace and file-scope linkage aside): "
                 "the same program, proven without running it")
         result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
-    elif options.tree is not None and (constants := same_but_constants(old_src, new_src, build_constants(options.tree, candidate.path, old_src))):
-        note = (f"the two sides are the same C tokens but for {', '.join(constants)}, which one side writes where the other "
-                "writes the literal of the value and type the tree's headers give it: the same program")
-        result = Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
     else:
-        result = (_by_literal_stretches(old_src, new_src, subject, options)
+        result = (_by_constants_written_out(candidate, old_src, new_src, subject, options)
+                  or _by_literal_stretches(old_src, new_src, subject, options)
                   or _by_value_stretches(candidate, old_src, new_src, subject, options)
                   or _by_build_values(candidate, old_src, new_src, options, engine)
                   or engine(old_src, new_src))
@@ -680,6 +677,19 @@ def _by_literal_stretches(old_src: bytes, new_src: bytes, subject: str, options:
     note = (f"the two sides differ only in {len(stretches)} stretch(es) of statements that print literals, each "
             "proven to print the same bytes; the rest is the same C tokens")
     return Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "literal-stretches"})
+
+
+def _by_constants_written_out(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str,
+                              options: Options) -> Result | None:
+    """With --tree: the same tokens but for a header constant one side writes as its literal."""
+    if options.tree is None:
+        return None
+    constants = same_but_constants(old_src, new_src, build_constants(options.tree, candidate.path, old_src))
+    if not constants:
+        return None
+    note = (f"the two sides are the same C tokens but for {', '.join(constants)}, which one side writes where the "
+            "other writes the literal of the value and type the tree's headers give it: the same program")
+    return Result(subject, "equivalent", method="proven", notes=[note], extra={"decided_by": "tokens"})
 
 
 def _by_value_stretches(candidate: Candidate, old_src: bytes, new_src: bytes, subject: str,

@@ -19,17 +19,16 @@ the engine, which also finds a difference's counterexample in context.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Callable
 
 from fmtcheck.common.result import Result
 from fmtcheck.patch.ctext import body_scope_declarations
-from fmtcheck.patch.literal import c_statements, governs_one
+from fmtcheck.patch.literal import c_statements, differing_stretches
 from fmtcheck.patch.tokens import c_tokens
 
-MAX_STRETCHES = 8
+MAX_STRETCHES = 64  # each is a small function the engine judges in milliseconds
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![(\w])((?:\\\n|[^\n])*)", re.M)
 STRETCH_NAME = "__fmtcheck_value_stretch"
 # output primitives whose effect is what they print (seq_pad/seq_setwidth read the padding state)
@@ -82,17 +81,15 @@ def value_stretches(old: bytes, new: bytes) -> list[Stretch] | None:
     old_tokens, new_tokens = c_tokens(old), c_tokens(new)
     if old_tokens is None or new_tokens is None:
         return None
-    a, b = c_statements(old_tokens), c_statements(new_tokens)
+    differing = differing_stretches(c_statements(old_tokens), c_statements(new_tokens))
     stretches: list[Stretch] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        outputs = [value_output(s) for s in a[i1:i2] + b[j1:j2]]
-        if not governs_one(a, i1, i2, j2 - j1) or None in outputs or len({seq for seq, _ in outputs}) != 1 or len(stretches) == MAX_STRETCHES:
+    for old_part, new_part in differing or []:
+        outputs = [value_output(s) for s in old_part + new_part]
+        if None in outputs or len({seq for seq, _ in outputs}) != 1 or len(stretches) == MAX_STRETCHES:
             return None
         join = lambda rows: b"\n".join(b" ".join(row) for row in rows)  # noqa: E731
         names = set().union(*(n for _, n in outputs))
-        stretches.append(Stretch(outputs[0][0], names, join(a[i1:i2]), join(b[j1:j2])))
+        stretches.append(Stretch(outputs[0][0], names, join(old_part), join(new_part)))
     return stretches or None
 
 

@@ -88,13 +88,15 @@ BRACELESS = (b"static int s(struct seq_file *m, void *v)\n{\n\tswitch (*(int *)v
 
 def test_a_statement_under_a_braceless_head_or_a_label_is_a_stretch_of_its_own():
     """`if (v) seq_printf(m, "ab");` -> `if (v) seq_puts(m, "ab");` is one statement for one;
-    the same `if` over two statements (`seq_puts(m, "a"); seq_puts(m, "b");`) would take the
-    second out of it, so that is no stretch (it goes to the engine)."""
+    the same `if` over two statements (`seq_puts(m, "a"); seq_puts(m, "b");`) governs only the
+    first, so the stretches are "ab" against "a" and nothing against "b": not equivalent."""
     new = BRACELESS.replace(b'seq_printf(m, "one")', b'seq_puts(m, "one")').replace(
         b'seq_printf(m, "ab")', b'seq_puts(m, "ab")').replace(b'seq_printf(m, "none")', b'seq_puts(m, "none")')
     stretches = literal_stretches(BRACELESS, new)
     assert stretches is not None and len(stretches) == 3
     assert judged(BRACELESS, new).extra.get("decided_by") == "literal-stretches"
     split = BRACELESS.replace(b'seq_printf(m, "ab");', b'seq_puts(m, "a"); seq_puts(m, "b");')
-    assert literal_stretches(BRACELESS, split) is None
+    # the `if` governs the first only: "ab" against "a", then "" against "b"
+    assert [(o, n) for _, o, n in literal_stretches(BRACELESS, split)] == [
+        (b'seq_printf ( m , "ab" ) ;', b'seq_puts ( m , "a" ) ;'), (b"", b'seq_puts ( m , "b" ) ;')]
     assert judged(BRACELESS, split).verdict != "equivalent"
