@@ -19,7 +19,7 @@ def test_an_enumerator_after_config_blocks_takes_every_value_a_build_gives():
 
 SOURCE = b"""#include <linux/demo_res.h>
 
-static unsigned long demo_capacity[DEMO_RES_TYPES];
+static const unsigned long demo_capacity[DEMO_RES_TYPES] = { 7 };
 
 static int demo_max_show(struct seq_file *sf, void *v)
 {
