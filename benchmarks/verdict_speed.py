@@ -2,7 +2,9 @@
 
 Measured in the same run, each the median of `--repeat` (default 5) whole processes:
 
-- `fmtcheck --help` (the start-up baseline);
+- `fmtcheck --help` (the start-up baseline), once at the start and again beside every pair, the two
+  run alternately: each pair's ratio is to the start-up measured beside it (the machine's load
+  moves both), and the 1-minute load average is printed beside it;
 - `fmtcheck verify` on every fixture pair and on the generators (benchmarks/loops.py: K-CPU rows,
   list walks, counted loops and pointer chains of N fields, nested loops, B flag rows;
   benchmarks/branchy.py: B branchy rows), each with its ratio to start-up, and a summary of the
@@ -43,6 +45,25 @@ def whole_process(args: list[str], repeat: int) -> float:
                        stderr=subprocess.DEVNULL, cwd=ROOT, check=False)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def beside_startup(args: list[str], repeat: int) -> tuple[float, float]:
+    """(median of `fmtcheck ARGS`, median of `fmtcheck --help`), the two run alternately, so that
+    a change of the machine's load during the run moves both: the ratio of one pair is measured
+    against the start-up of its own minute, not of the run's first."""
+    took, startup = [], []
+    for _ in range(repeat):
+        startup.append(whole_process(["--help"], 1))
+        took.append(whole_process(args, 1))
+    return statistics.median(took), statistics.median(startup)
+
+
+def load() -> str:
+    """The 1-minute load average (figures under load are noisy: it is printed beside each)."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
 
 
 def fixture_pairs() -> list[tuple[str, Path, Path]]:
@@ -224,21 +245,22 @@ def main() -> None:
         workdir = Path(tmp)
         startup = whole_process(["--help"], args.repeat)
         print(f"start-up (fmtcheck --help, median of {args.repeat}): {startup * 1000:.0f} ms")
-        print(f"{'pair':44} {'verdict':22} {'ms':>7} {'x start-up':>10}")
+        print(f"{'pair':44} {'verdict':22} {'ms':>7} {'start-up':>8} {'x start-up':>10}  load")
         worst: dict[str, float] = {"proven": 0.0, "all": 0.0}
         required: dict[str, tuple[float, str]] = {"proven": (0.0, ""), "all": (0.0, "")}
         pairs = [(name, old, new, True) for name, old, new in fixture_pairs()] + generated_pairs(args.quick, workdir)
         for name, old, new, within in pairs:
             verdict = verdict_of(old, new)
-            took = whole_process(["verify", str(old), str(new)], args.repeat)
-            ratio = took / startup
+            took, beside = beside_startup(["verify", str(old), str(new)], args.repeat)
+            ratio = took / beside
             worst["all"] = max(worst["all"], ratio)
             if verdict.endswith("proven"):
                 worst["proven"] = max(worst["proven"], ratio)
             for kind in ("all", "proven") if verdict.endswith("proven") else ("all",):
                 if within and ratio > required[kind][0]:
                     required[kind] = (ratio, name)
-            print(f"{name:44} {verdict:22} {took * 1000:7.0f} {ratio:10.1f}{'' if within else '  (larger size)'}")
+            print(f"{name:44} {verdict:22} {took * 1000:7.0f} {beside * 1000:8.0f} {ratio:10.1f}  {load()}"
+                  f"{'' if within else '  (larger size)'}")
         print(f"worst verdict: {worst['all']:.1f}x start-up; worst proven: {worst['proven']:.1f}x")
         print(f"required sizes (fixtures, N <= {REQUIRED['N']}, K <= {REQUIRED['K']}, B <= {REQUIRED['B']}): "
               f"worst verdict {required['all'][0]:.1f}x ({required['all'][1]}) against 8x: "

@@ -119,12 +119,19 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
             by_label.setdefault(label, []).append(outcome)
     out: list[Divergence] = []
     labels = sorted(by_label)
+    sizes: dict[int, tuple[int, int]] = {}  # by id: each candidate's size once, for every label it is on
+
+    def sized(outcome: Outcome) -> tuple[int, int]:
+        if id(outcome) not in sizes:
+            sizes[id(outcome)] = size(outcome)
+        return sizes[id(outcome)]
+
     for label in labels:
         if len(out) == MAX_REPORTED_LINES:
             runner.more_lines = len(labels) - labels.index(label)
             break
         outcomes = by_label[label]
-        smallest = _first_confirmed(runner, sorted(outcomes, key=size), label)
+        smallest = _first_confirmed(runner, sorted(outcomes, key=sized), label)
         if smallest is None:
             continue
         best = shrink_case(runner, smallest, label)

@@ -313,11 +313,13 @@ class Renderer:
             return ("if", compile_tree(item[1]), Renderer(list(item[2]), depth), Renderer(list(item[3]), depth))
         if kind == "loop":
             body = Renderer(list(item[2]), depth + 1)
+            # a body of one formatted segment (the usual `seq_printf` per element) renders inline
+            only = body.segments[0] if len(body.segments) == 1 and type(body.segments[0][0]) is bytes else None
             if len(item) > 3 and item[3][0] == "chain":
                 walk = chain_walk(item[3])
-                return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk)
+                return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only)
             count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
-            return ("loop", lambda env: range(count(env)), body, f"#{depth}", len(item) > 3, None)
+            return ("loop", lambda env: range(count(env)), body, f"#{depth}", len(item) > 3, None, only)
         if kind == "ll":
             value = compile_tree(item[1])
 
@@ -386,9 +388,17 @@ class Renderer:
             if head == "loop":
                 placeholder = segment[3]
                 outer = _enter(env, segment[4])
-                for k in segment[1](env):
-                    env[placeholder] = k
-                    size = segment[2]._render_into(env, out, events, size)
+                if segment[6] is not None:
+                    fmt, values = segment[6]
+                    for k in segment[1](env):
+                        env[placeholder] = k
+                        piece = fmt % values(env) if values is not None else fmt.replace(b"%%", b"%")
+                        out.append(piece)
+                        size += len(piece)
+                else:
+                    for k in segment[1](env):
+                        env[placeholder] = k
+                        size = segment[2]._render_into(env, out, events, size)
                 env.pop(placeholder, None)
                 _leave(env, outer)
                 continue
@@ -536,6 +546,48 @@ def _enter(env: dict, counted: bool) -> Any:
 def _leave(env: dict, outer: Any) -> None:
     if outer is None:
         env.pop(_COUNTED, None)
+
+
+class ZeroReads:
+    """What the all-zero case of two compiled traces reads, to know a case that changes nothing
+    else without rendering it.
+
+    A case that leaves every input at zero but some that the zero case's renderings never read
+    (an element of an array whose count is 0, a member of a node past the chain's end: most of
+    the `alone` stage over a loop's inputs) runs exactly as the zero case: every condition, count
+    and field those renderings consult has its zero value, so they take the same way and print
+    the same bytes. When the zero case printed the same bytes on both sides (without opaque
+    calls), such a case is the same too. `Renderer.reads` lists every key a rendering consults."""
+
+    def __init__(self, renderers: tuple[Renderer, Renderer], zeros: dict[str, Any]) -> None:
+        self.zeros = zeros
+        self.keys: dict[str, None] | None = None  # None: the zero case is no such baseline
+        env = ZeroDefaults(zeros)
+        try:
+            old, new = renderers[0].render(env), renderers[1].render(env)
+            if old == new and not old[1]:
+                read: dict[str, None] = {}
+                for renderer in renderers:
+                    renderer.reads(ZeroDefaults(env), read)
+                self.keys = read
+        except (Fallback, KeyError, TypeError):
+            self.keys = None
+
+    def renders_as_zero(self, values: dict[str, Any]) -> bool:
+        """Whether a zero-based case naming `values` renders as the zero case: every input it
+        names is known (of the zero's type, as the fast path requires), and those the zero case
+        reads are at their zero."""
+        if self.keys is None:
+            return False
+        zeros, read = self.zeros, self.keys
+        for key, value in values.items():
+            zero = zeros.get(key, _MISSING)
+            if type(value) is not type(zero) or (key in read and value != zero):
+                return False
+        return True
+
+
+_MISSING = object()
 
 
 def compile_trace(items: list) -> Renderer | None:
