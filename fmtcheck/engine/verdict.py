@@ -290,6 +290,17 @@ def _fast_outcome(runner: "Runner", trial: dict[str, Any]) -> Any:
     return divergences.ShrinkTrial(runner.fast, env, (old[0], new[0]), runner.kinds, trial)
 
 
+def _renders_as_zero(runner: "Runner", inputs) -> bool:
+    """A zero-based vector that changes only inputs the zero case does not read: the same as
+    the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
+    if not isinstance(inputs, VectorInputs) or not inputs.zero:
+        return False
+    zeros = runner._zeros()
+    if runner.zero_reads is None or runner.zero_reads.zeros is not zeros:
+        runner.zero_reads = ZeroReads(runner.fast, zeros)
+    return runner.zero_reads.renders_as_zero(inputs.values)
+
+
 class Runner:
     """Runs cases through both sides, in the planned order, and collects what differs."""
 
@@ -349,7 +360,7 @@ class Runner:
 
     def run_case(self, inputs) -> Outcome | None:
         """Both sides on one input source; None when the case has undefined behaviour."""
-        outcome = (SAME if self._renders_as_zero(inputs) else self._run_fast(inputs)) if self.fast is not None else None
+        outcome = (SAME if _renders_as_zero(self, inputs) else self._run_fast(inputs)) if self.fast is not None else None
         if outcome is not None:
             self.cases += 1
             self.budget.charge(1)
@@ -358,9 +369,8 @@ class Runner:
 
     def _run_fast(self, inputs) -> Outcome | None:
         """Both sides through their compiled traces: SAME when the bytes are equal, a pending
-        outcome (confirmed by the interpreter if reported) when a vector's bytes differ and no
-        opaque call printed. Anything else, or a case the fast path cannot take, is None: the
-        interpreter runs it."""
+        outcome (the interpreter confirms it if reported) when a vector's bytes differ and no
+        opaque call printed; else None (the interpreter runs it)."""
         env = self._environment(inputs)
         if env is None:
             return None
@@ -373,18 +383,6 @@ class Runner:
         if old[1] or new[1] or not isinstance(inputs, VectorInputs):
             return None
         return divergences.pending_outcome(self.fast, env, (old[0], new[0]), inputs, self.kinds)
-
-    def _renders_as_zero(self, inputs) -> bool:
-        """A zero-based vector that changes only inputs the zero case does not read: the same as
-        the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
-        if not isinstance(inputs, VectorInputs) or not inputs.zero:
-            return False
-        zeros = self._zeros()
-        if self.zero_reads is None or self.zero_reads.zeros is not zeros:
-            self.zero_reads = ZeroReads(self.fast, zeros)
-        return self.zero_reads.renders_as_zero(inputs.values)
-
-    zero_reads: ZeroReads | None = None
 
     def _environment(self, inputs) -> dict | None:
         if isinstance(inputs, VectorInputs):
@@ -440,6 +438,7 @@ class Runner:
         return self.defaults
 
     defaulted = 0
+    zero_reads: ZeroReads | None = None
     loop_bounds: frozenset[str] = frozenset()
     fast_outcome = _fast_outcome
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.loops import chain, counted, grid
+from benchmarks.loops import chain, counted, flag_rows, grid, list_walk
 from fmtcheck.c import cfront, loopshapes
 from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.common.options import Options
@@ -253,3 +253,32 @@ def test_a_count_the_fast_path_cannot_run_goes_to_the_interpreter():
     runner.prove()
     with pytest.raises(Fallback):
         compile_trace(runner.traces[0]).render(ZeroDefaults({"m->private->n": -1}))
+
+
+@pytest.mark.parametrize("pair", [counted(3, slip=True), chain(3, True), list_walk(3, True), flag_rows(4, 1)],
+                         ids=["counted", "chain", "list", "rows"])
+def test_a_case_taken_as_the_zero_case_prints_what_the_zero_case_prints(pair):
+    """`fastpath.ZeroReads` lets the search count, unrendered, a zero-based case that changes only
+    inputs the zero case does not read: the interpreter must print the zero case's bytes for it,
+    and a case that changes an input the zero case reads (a count, a flag) is never taken."""
+    from fmtcheck.engine.fastpath import ZeroReads
+    from fmtcheck.engine.inputs import VectorInputs, alone, zero_value
+
+    runner = runner_of(*pair)
+    runner.prove()
+    discovery = VectorInputs()
+    runner.run_case(discovery)
+    runner.kinds = dict(discovery.kinds)
+    runner.enable_fast_path()
+    assert runner.fast is not None
+    zero = runner.run_slow(VectorInputs(zero=True))
+    reads = ZeroReads(runner.fast, {k: zero_value(kind) for k, kind in runner.kinds.items()})
+    taken = 0
+    for vector in list(alone(runner.kinds))[::5]:
+        if reads.renders_as_zero(vector):
+            taken += 1
+            again = runner.run_slow(VectorInputs(vector, zero=True))
+            assert (again.old.data, again.new.data) == (zero.old.data, zero.new.data), vector
+        else:
+            assert any(k in reads.keys and v != zero_value(runner.kinds[k]) for k, v in vector.items()), vector
+    assert taken
