@@ -16,7 +16,7 @@ must not change with ``-n``), how many items each worker ran, and the sum and la
 
     python benchmarks/plugin_xdist.py [--queue review|toy|both] [--size 20] [--workers 2 [--workers 4]]
                                       [--repeat 1] [--bytecode env|warm|both] [--max-examples N]
-                                      [--with-tree] [--trees OLD NEW]
+                                      [--with-tree] [--trees OLD NEW] [--assert-plain]
 """
 
 from __future__ import annotations
@@ -67,11 +67,16 @@ def build_queue(directory: Path, size: int, sources: list[Path]) -> list[Path]:
     return queue
 
 
-def environment(pycache: str | None) -> dict[str, str]:
+def environment(pycache: str | None, assert_plain: bool = False) -> dict[str, str]:
     """CI=true (seed 0, so every run judges alike), as the environment is, or writing and reusing
     bytecode under PYCACHE (a normal install; ``PYTHONDONTWRITEBYTECODE=1`` makes every process,
-    each xdist worker too, compile pytest, Hypothesis and fmtcheck again)."""
+    each xdist worker too, compile pytest, Hypothesis and fmtcheck again). ASSERT_PLAIN runs every
+    pytest with ``--assert=plain``: pytest then rewrites no plugin's modules (Hypothesis' own
+    distribution registers a pytest plugin, so all of Hypothesis is rewritten, from source in each
+    process when no bytecode may be written); a queue holds no Python assert to rewrite."""
     env = dict(os.environ, CI="true")
+    if assert_plain:
+        env["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " --assert=plain").strip()
     if pycache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = pycache
@@ -155,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
                              "OLD with --trees, fixtures/plugin/review-tree for the review queue")
     parser.add_argument("--bytecode", choices=("env", "warm", "both"), default="both",
                         help="as the environment is, with a warm bytecode cache, or both (default)")
+    parser.add_argument("--assert-plain", action="store_true",
+                        help="every pytest run with --assert=plain (no assertion rewriting of plugins' modules)")
     args = parser.parse_args(argv)
     extra = [f"--fmtcheck-max-examples={args.max_examples}"] if args.max_examples else []
     kinds = ["kernel"] if args.trees else (["review", "toy"] if args.queue == "both" else [args.queue])
@@ -195,6 +202,7 @@ def run_queue(kind: str, args: argparse.Namespace, extra: list[str]) -> None:
     tree = next((option.split("=", 1)[1] for option in extra if option.startswith("--fmtcheck-tree=")), None)
     print(f"\npytest plugin on a queue of {args.size} {kind} patches{f', tree {tree}' if tree else ''} "
           f"({os.cpu_count()} CPUs, best of {max(args.repeat, 1)}, max examples {args.max_examples or 'default'}, "
+          f"{'--assert=plain, ' if args.assert_plain else ''}"
           f"load average {os.getloadavg()[0]:.1f} at start)")
     with tempfile.TemporaryDirectory(prefix="fmtcheck-queue-") as tmp:
         queue = Path(tmp) / "queue"
@@ -207,7 +215,7 @@ def run_queue(kind: str, args: argparse.Namespace, extra: list[str]) -> None:
               f"{'junit sum s':>12} {'junit max s':>12}  outcomes")
         for cache in caches:
             pycache = os.path.join(tmp, "pycache") if cache == "warm" else None
-            env = environment(pycache)
+            env = environment(pycache, args.assert_plain)
             if pycache:
                 warm_up(Path(tmp), built, env, extra)
             best = measure(queue, settings, max(args.repeat, 1), env, Path(tmp), extra)
