@@ -180,7 +180,9 @@ SPIN = "x = 0\nfor i in range(15_000_000):\n    x += i\n"
 def parallel_capacity() -> float:
     """Wall time of two CPU-bound processes started together over that of one alone: about 1.0
     when two cores are free, about 2.0 when the machine's other load leaves no parallelism for
-    ``-n 2`` to gain. It says how to read the figures measured beside it."""
+    ``-n 2`` to gain (on Linux with ``kernel.sched_autogroup_enabled``, the processes of one
+    session share one slice of the CPUs, so a busy machine gives two workers no more than one).
+    It says how to read the figures measured beside it."""
     def wall(count: int) -> float:
         start = time.perf_counter()
         procs = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
