@@ -118,17 +118,28 @@ def conditionals_of(unit: Unit, name: str) -> list[Conditional]:
             if not any(start <= c.line and c.end <= end for start, end in unrelated)]
 
 
-_MACRO_TEST = re.compile(rb"#(ifdef|ifndef) (\w+)|#if (!?) ?defined ?\(? ?(\w+) ?\)?")
+_IFDEF = re.compile(rb"#(ifdef|ifndef) (\w+)")
+_IF_TEST = re.compile(rb"#(?:el)?if (!?) ?(defined|IS_ENABLED|IS_BUILTIN|IS_MODULE|IS_REACHABLE)? ?\(? ?(\w+) ?\)?")
 
 
 def macro_test(key: bytes) -> tuple[str, bool] | None:
-    """`#ifdef X` / `#if defined(X)` -> (X, True); `#ifndef X` / `#if !defined(X)` -> (X, False)."""
-    match = _MACRO_TEST.fullmatch(key)
-    if match is None:
-        return None
-    if match.group(1):
+    """What a conditional tests, when it tests one thing: `#ifdef X` / `#if defined(X)` -> ("X",
+    True); `#ifndef X` / `#if !defined(X)` -> ("X", False); `#if IS_ENABLED(X)` ->
+    ("IS_ENABLED(X)", True) (a module option makes it differ from `defined`); `#if !N` -> ("N",
+    False) for a macro tested by value."""
+    match = _IFDEF.fullmatch(key)
+    if match is not None:
         return match.group(2).decode("latin-1"), match.group(1) == b"ifdef"
-    return match.group(4).decode("latin-1"), not match.group(3)
+    match = _IF_TEST.fullmatch(key)
+    if match is None or match.group(3).isdigit():
+        return None
+    name = match.group(3).decode("latin-1")
+    test = match.group(2)
+    if test and test != b"defined":
+        name = f"{test.decode()}({name})"
+    elif not test:
+        name = f"value of {name}"
+    return name, not match.group(1)
 
 
 def impossible_build(conditionals: list[Conditional]) -> tuple[str, int] | None:

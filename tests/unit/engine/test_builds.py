@@ -128,3 +128,10 @@ def test_a_real_difference_beside_an_impossible_parse_is_found_in_a_real_build()
     got = result(show(IFDEF), show(IFNDEF.replace('"no x', '"no x!')))
     assert got.verdict == "divergent"
     assert "`#else` branch of `#ifdef CONFIG_X`" in got.notes[0]
+
+
+def test_is_enabled_and_its_negation_are_one_test_taken_both_ways_by_first_branches():
+    enabled = IFDEF.replace("#ifdef CONFIG_X", "#if IS_ENABLED(CONFIG_X)")
+    negated = IFNDEF.replace("#ifndef CONFIG_X", "#if !IS_ENABLED(CONFIG_X)")
+    got = result(show(enabled), show(negated))
+    assert got.verdict == "inconclusive" and "`IS_ENABLED(CONFIG_X)` as both defined and undefined" in got.reason
