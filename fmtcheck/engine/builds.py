@@ -143,7 +143,7 @@ def macro_test(key: bytes) -> tuple[str, bool] | None:
 
 
 def impossible_build(conditionals: list[Conditional]) -> tuple[str, int] | None:
-    """The macro a parse took as both defined and undefined (`#ifdef X` and `#ifndef X` both
+    """The test a parse took both ways, true and false (`#ifdef X` and `#ifndef X` both
     compiled: the default build does that, first branches everywhere), with the line of the
     second test; None when the parse is a configuration."""
     seen: dict[str, bool] = {}
@@ -168,8 +168,8 @@ def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build],
     if first.verdict == "divergent":
         macro, line = first_impossible
         first = Result(first.subject, "inconclusive", cases=first.cases,
-                       reason=(f"the sides differ only in a parse that takes `{macro}` as both defined and "
-                               f"undefined (line {line}), which no build does"),
+                       reason=(f"the sides differ only in a parse that takes `{macro}` both ways (true and false) "
+                               f"(line {line}), which no build does"),
                        location=SourceLine(file, line))
     if not builds:
         return first
@@ -184,7 +184,7 @@ def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build],
                 return result
             result = Result(first.subject, "inconclusive", cases=result.cases,
                             reason=f"in {build.describe()} the sides differ, but it takes `{impossible[0]}` "
-                                   f"as both defined and undefined (line {impossible[1]})",
+                                   f"both ways (true and false) (line {impossible[1]})",
                             location=SourceLine(file, impossible[1]))
         judged.append((build, result))
     if first.verdict != "equivalent":
