@@ -11,7 +11,8 @@ opening line taking the same branch, as one configuration does), and
 
 - a divergence in any judged build is the verdict (the build is named: it is realizable for
   kernels built that way, as a divergence of the default build is for kernels built with it);
-- "equivalent" needs every judged build equivalent, and "proven" every one proven;
+- "equivalent" needs every judged build equivalent, and "proven" every one proven and a single
+  differing conditional (with several, their combinations are not all judged: "tested");
 - otherwise the first build that is not decided makes the answer inconclusive, naming it.
 
 At most `MAX_OTHER_BUILDS` other builds are judged; past them an "equivalent" is inconclusive,
@@ -206,4 +207,8 @@ def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build],
     first.cases += sum(result.cases for _, result in judged)
     if any(result.method != "proven" for _, result in judged):
         first.method = "tested"
+    if len({build.conditional.key for build in builds}) > 1:
+        first.method = "tested"
+        first.notes.append("not proven: each differing conditional was judged flipped on its own, not "
+                           "every combination of them")
     return first
