@@ -118,9 +118,17 @@ def find_printers(tree: Path, paths: list[str]) -> list[Printer]:
 # the engine's identity
 
 
-def _git(*args: str) -> str:
-    out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, check=False)
+def _git(*args: str, root: Path = ROOT) -> str:
+    out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     return out.stdout.decode("latin-1").strip() if out.returncode == 0 else ""
+
+
+def engine_root() -> Path:
+    """The checkout of the fmtcheck the judgements import (the one an installed or editable
+    package, or PYTHONPATH, supplies), which need not be the checkout of this script."""
+    import fmtcheck
+
+    return Path(fmtcheck.__file__).resolve().parents[1]
 
 
 # what verify_sources runs: the layers below the front ends (pyproject.toml's import-linter
@@ -128,24 +136,26 @@ def _git(*args: str) -> str:
 ENGINE_PATHS = ("fmtcheck/__init__.py", "fmtcheck/common", "fmtcheck/kernel", "fmtcheck/c", "fmtcheck/engine")
 
 
-def engine_of(commit: str) -> str:
+def engine_of(commit: str, root: Path = ROOT) -> str:
     """The engine of a commit: a digest of the git ids of ENGINE_PATHS there ('' if unknown)."""
-    ids = [_git("rev-parse", f"{commit}:{path}") for path in ENGINE_PATHS]
+    ids = [_git("rev-parse", f"{commit}:{path}", root=root) for path in ENGINE_PATHS]
     return hashlib.sha256(" ".join(ids).encode()).hexdigest()[:12] if all(ids) else ""
 
 
-def engine_identity() -> tuple[str, str]:
-    """(engine, commit) of the checkout: engine_of(HEAD), plus a digest of uncommitted changes to
-    ENGINE_PATHS. A commit that changes only front ends, benchmarks or docs keeps the engine."""
-    engine = engine_of("HEAD") or "unknown"
-    diff = _git("diff", "HEAD", "--", *ENGINE_PATHS)
-    untracked = _git("ls-files", "-o", "--exclude-standard", "--", *ENGINE_PATHS)
+def engine_identity(root: Path | None = None) -> tuple[str, str]:
+    """(engine, commit) of the checkout the imported fmtcheck comes from (`engine_root`):
+    engine_of(HEAD), plus a digest of uncommitted changes to ENGINE_PATHS. A commit that changes
+    only front ends, benchmarks or docs keeps the engine."""
+    root = root or engine_root()
+    engine = engine_of("HEAD", root) or "unknown"
+    diff = _git("diff", "HEAD", "--", *ENGINE_PATHS, root=root)
+    untracked = _git("ls-files", "-o", "--exclude-standard", "--", *ENGINE_PATHS, root=root)
     if diff or untracked:
         digest = hashlib.sha256(diff.encode("latin-1"))
         for name in untracked.splitlines():
-            digest.update((ROOT / name).read_bytes())
+            digest.update((root / name).read_bytes())
         engine += "+dirty-" + digest.hexdigest()[:10]
-    return engine, _git("rev-parse", "--short", "HEAD")
+    return engine, _git("rev-parse", "--short", "HEAD", root=root)
 
 
 def with_engines(records: list[dict]) -> list[dict]:
@@ -445,6 +455,19 @@ def decided_printers(journal: Journal, printers: list[Printer], limit: int) -> l
     return sorted(ok, key=lambda p: p.key)[:limit]
 
 
+def unkilled_first(journal: Journal, items: list[Task | dict]) -> list[Task | dict]:
+    """The mutant items, those whose latest judgement in the file (by any engine) is not a kill
+    first: after a change to the engine they are the ones to look at, and a run that is stopped
+    early has judged them (the plan, the denominator, is unchanged)."""
+    _, judged = latest(journal.records)
+
+    def killed(item: Task | dict) -> bool:
+        record = judged.get(("mutant", item.record["id"] if isinstance(item, Task) else item["id"]))
+        return record is None or record.get("status") == "divergent"
+
+    return sorted(items, key=killed)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tree", type=Path, help="a kernel source tree")
@@ -456,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="judgements at once (default 1)")
     ap.add_argument("--pair-tree", type=Path, help="another release: judge the printers whose text changed")
     ap.add_argument("--mutants", type=int, default=0, metavar="N", help="mutate the first N decided functions")
+    ap.add_argument("--unkilled-first", action="store_true",
+                    help="judge first the mutants the file's latest records (any engine) did not kill")
     ap.add_argument("--no-functions", action="store_true", help="skip judging the functions (mutants/pairs only)")
     ap.add_argument("--cpu", type=float, default=CPU_LIMIT, help="CPU seconds per judgement (default 60)")
     ap.add_argument("--memory", type=int, default=MEMORY_LIMIT, help="address-space limit per judgement (bytes)")
@@ -487,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutants:
         base = decided_printers(journal, printers, args.mutants)
         items = list(mutant_tasks(tree, base))
+        if args.unkilled_first:
+            items = unkilled_first(journal, items)
         run_phase(journal, "mutants", [i.record["id"] if isinstance(i, Task) else i["id"] for i in items], items,
                   {**meta, "base": [p.key for p in base]}, args)
     if args.pair_tree:
