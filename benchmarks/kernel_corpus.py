@@ -457,13 +457,13 @@ def decided_printers(journal: Journal, printers: list[Printer], limit: int) -> l
 
 def unkilled_first(journal: Journal, items: list[Task | dict]) -> list[Task | dict]:
     """The mutant items, those whose latest judgement in the file (by any engine) is not a kill
-    first: after a change to the engine they are the ones to look at, and a run that is stopped
+    (of a mutant that can change bytes) first: after a change to the engine they are the ones to look at, and a run that is stopped
     early has judged them (the plan, the denominator, is unchanged)."""
     _, judged = latest(journal.records)
 
     def killed(item: Task | dict) -> bool:
         record = judged.get(("mutant", item.record["id"] if isinstance(item, Task) else item["id"]))
-        return record is None or record.get("status") == "divergent"
+        return record is None or record.get("status") == "divergent" or bool(record.get("cannot_change"))
 
     return sorted(items, key=killed)
 
