@@ -530,8 +530,13 @@ class Unit:
     where: str
 
     def user_line(self, node) -> int:
-        """The line in the user's text (a brace the fragment wrapper added counts as line 1)."""
-        return max(node.start_point[0] + 1 - self.source.line_offset, 1)
+        """The line in the user's text (a brace the fragment wrapper added counts as line 1). A
+        wrapped text keeps the whole functions first, at their own lines, and the statements
+        after the wrapper's three lines (`_wrap_fragment`): only those are shifted."""
+        line = node.start_point[0] + 1
+        if self.source.wrapped and line <= self.source.line_offset - 3:
+            return line
+        return max(line - self.source.line_offset, 1)
 
 
 def _first_error(node):

@@ -118,6 +118,19 @@ def test_fragment_keeps_the_users_line_numbers():
     assert [unit.user_line(n) for n in gotos] == [5]
 
 
+def test_a_whole_function_of_a_file_with_statements_at_file_scope_keeps_its_lines():
+    """A kernel file declares callbacks with a macro taking `static` (mm/vmalloc.c's
+    augmented-rbtree helpers), which parses as a statement at file scope, so the text is wrapped
+    as a fragment; its whole functions stay where they are and keep their lines (every construct
+    of such a file was named at line 1)."""
+    decl = "DEFINE_FOO_CALLBACKS(static, foo_cb,\n\tstruct foo, node, unsigned long, size)\n\n"
+    old = show('\tseq_puts(m, "a");\n\tasm("nop");\n', before=decl)
+    unit = cfront.parse_unit(old, "f.c")
+    assert cfront.FRAGMENT_NAME in unit.functions
+    result = verdict(old, show('\tseq_puts(m, "a");\n', before=decl))
+    assert result.verdict == "inconclusive" and result.reason.endswith("old:7"), result.reason
+
+
 def test_line_numbers_after_a_continued_define_and_a_call_over_two_lines():
     old = '#define P(a, \\\n\tb) seq_printf(m, a, b)\n' + show('\tP("%u\\n",\n\t  5);\n\tasm("nop");\n', before="\n")
     result = verdict(old, show('\tseq_puts(m, "5\\n");\n'))
