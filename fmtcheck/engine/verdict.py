@@ -488,7 +488,7 @@ class Runner:
         except LimitExceeded as over:
             # one case too big to run (a loop over an input count near its maximum): the others
             # still count, a difference they show stays realizable, but "equivalent" is not claimed
-            self.over_bound.append(over)
+            self.over_bound.append(bare(over))  # its traceback would keep the whole case alive
             self.costly_over_bound += not isinstance(over, StepsForeseen)
             return True
         self._learn_kinds(inputs)
@@ -820,3 +820,12 @@ def note_one_sided(runner: "Runner", inputs, ub: UndefinedBehaviour) -> None:
             pass
     if defined:
         runner.one_sided_ub.append(f"line {ub.line}: {ub.what}")
+
+
+def bare(error: BaseException) -> BaseException:
+    """ERROR without its traceback and chained exceptions: kept for its message, it must not keep
+    the frames of the case that raised it (a case ended by the step bound holds every value it
+    made: eight of them took show_tty_driver past 1.5 GB)."""
+    error.__traceback__ = None
+    error.__context__ = error.__cause__ = None
+    return error

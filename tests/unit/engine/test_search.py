@@ -175,3 +175,36 @@ static int walk_show(struct seq_file *m, struct item *p)
     result = judge(code, code)
     assert result.verdict == "inconclusive"
     assert "input path grew past" in result.reason and ":8" in result.reason
+
+
+def test_a_case_over_a_per_case_bound_keeps_its_message_not_its_frames() -> None:
+    """The runner keeps each case a bound ended (its message goes in the verdict); with its
+    traceback it kept every value the case made alive (show_tty_driver: eight cases at the step
+    bound held 2.8 GB). `bare` drops the frames and the chained errors, not the message."""
+    import gc
+    import weakref
+
+    from fmtcheck.common.errors import LimitExceeded
+    from fmtcheck.engine.verdict import bare
+
+    class Rows(list):
+        pass
+
+    def run_case() -> weakref.ref:
+        rows = Rows(range(1000))
+        ref = weakref.ref(rows)
+        try:
+            try:
+                raise KeyError("inner")
+            except KeyError:
+                raise LimitExceeded("f.c:9", "step limit reached (200000 steps)")
+        except LimitExceeded as over:
+            kept.append(bare(over))
+        return ref
+
+    kept: list = []
+    ref = run_case()
+    gc.collect()
+    assert ref() is None
+    assert kept[0].__traceback__ is None and kept[0].__context__ is None
+    assert "step limit" in kept[0].what and kept[0].where == "f.c:9"
