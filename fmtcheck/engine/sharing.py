@@ -156,9 +156,10 @@ def one_sided_reason(keys: list[str], where: str | None, state: list[str] | None
 def unshared_keys(runner: Any) -> set[str]:
     """Keys no difference may hang on: those one side alone reads, and the kernel's state that
     both read (a file-scope variable other code changes: the value the model draws is no fact
-    about the kernel, and the file's initializer may be the only value it ever holds)."""
+    about the kernel, and the file's initializer may be the only value it ever holds), unless it
+    is a pointer the file itself sets to data (`filled_state`)."""
     reads = runner.side_reads
-    state = kernel_state(runner)
+    state = kernel_state(runner) - filled_state(runner)
     held = {k for k in reads.old | reads.new if _root(k) in state} if state else set()
     return reads.one_sided() | held
 
@@ -166,6 +167,12 @@ def unshared_keys(runner: Any) -> set[str]:
 def kernel_state(runner: Any) -> set[str]:
     """The file-scope variables either side holds as the kernel's state (`Program.kernel_state`)."""
     return runner.old.program.kernel_state | runner.new.program.kernel_state
+
+
+def filled_state(runner: Any) -> set[str]:
+    """Pointers of the kernel's state that the file's code sets to data (`Program.filled_state`):
+    a difference that needs one to point at data is realizable."""
+    return runner.old.program.filled_state | runner.new.program.filled_state
 
 
 def state_roots(runner: Any, keys: list[str]) -> list[str]:

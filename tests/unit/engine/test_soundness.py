@@ -292,3 +292,17 @@ def test_a_prototype_returning_a_pointer_is_no_variable_of_the_kernels_state():
     new = show('\tseq_printf(m, "%d\\n", foo_get(2)->x);\n', before)
     verdict, reason = verdict_and_reason(old, new)
     assert verdict != "equivalent" and "kernel's state" not in reason, reason
+
+
+def test_a_static_list_head_the_file_fills_points_at_data_when_the_printer_runs():
+    """atm_mpoa_disp_qos's file also adds to the list (`qos_head = entry;`): the head then points
+    at data, so a width change of a row is realizable (was inconclusive, 36 of j15b's mutants);
+    a head only ever set to NULL proves nothing either way."""
+    adder = ("void foo_qos_add(struct foo_qos *entry)\n{\n\tentry->next = foo_qos_head;\n"
+             "\tfoo_qos_head = entry;\n}\n\n")
+    declared = "static struct foo_qos *foo_qos_head = NULL;\n"
+    old, new = show(WALK, QOS + declared + adder), show(WALK.replace("%-7d", "%-8d"), QOS + declared + adder)
+    assert run(old, new).verdict == "divergent"
+    cleared = adder.replace("foo_qos_head = entry;", "foo_qos_head = NULL;")
+    old, new = show(WALK, QOS + declared + cleared), show(WALK.replace("%-7d", "%-8d"), QOS + declared + cleared)
+    assert verdict_and_reason(old, new)[0] == "inconclusive"
