@@ -66,7 +66,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.unfolded_size: str | None = None  # the size text of the array being declared, when unfolded
         self.kernel_state: set[str] = set()  # file-scope variables whose value is the kernel's state
         self.prototypes: dict[str, tuple] = {}  # function declared, not defined -> its return type
-        self.filled_state: set[str] = set()  # pointers of the kernel's state the file sets (`pointers_set`)
+        self.filled_state: set[str] = set()  # pointers (arrays of them) of the kernel's state the file sets
         self.struct_members: dict[str, dict[str, tuple]] = {}  # struct -> member -> type (file's definition)
         for decl in unit.globals:
             self._compile_global(decl)
@@ -273,7 +273,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 # whatever the file initialised it to, other code changes it before the printer
                 # runs: an input by name, and no difference may hang on its value (engine.sharing)
                 self.kernel_state.add(name)
-                if t[0] == "ptr" and name in pointers_set(self.unit):
+                if (t[0] == "ptr" or t[0] == "array" and t[1][0] == "ptr") and name in pointers_set(self.unit):
                     self.filled_state.add(name)
                 self.globals[name] = (file_scope(state_reader(name, t), name), t)
                 continue
@@ -289,7 +289,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
 
 
 def pointers_set(unit: cfront.Unit) -> set[str]:
-    """Names the file's functions assign something other than NULL or 0 (`qos_head = entry;`):
+    """Names the file's functions assign something other than NULL or 0 (`qos_head = entry;`,
+    `resolved[hash] = a;`):
     a pointer of the kernel's state so set does point at data when a printer runs, so a
     difference that needs it to is realizable (engine.sharing). Cached on the unit."""
     cached = getattr(unit, "pointers_set_cache", None)
@@ -301,6 +302,8 @@ def pointers_set(unit: cfront.Unit) -> set[str]:
             if n.type != "assignment_expression" or n.child_by_field_name("operator").type != "=":
                 continue
             left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left.type == "subscript_expression":  # `resolved[hash] = a;`: an array of them
+                left = left.child_by_field_name("argument")
             if left.type == "identifier" and right.text.strip() not in (b"NULL", b"0", b"(void *)0"):
                 names.add(left.text.decode("latin-1"))
     unit.pointers_set_cache = names
