@@ -306,3 +306,14 @@ def test_a_static_list_head_the_file_fills_points_at_data_when_the_printer_runs(
     cleared = adder.replace("foo_qos_head = entry;", "foo_qos_head = NULL;")
     old, new = show(WALK, QOS + declared + cleared), show(WALK.replace("%-7d", "%-8d"), QOS + declared + cleared)
     assert verdict_and_reason(old, new)[0] == "inconclusive"
+
+
+def test_a_static_array_of_list_heads_the_file_fills_points_at_data():
+    """aarp_seq_show's shape: `static struct entry *resolved[16];` filled by `resolved[h] = a;`."""
+    walk = WALK.replace("= foo_qos_head;", "= foo_qos_heads[0];")
+    adder = "void foo_qos_add(struct foo_qos *entry, int h)\n{\n\tfoo_qos_heads[h] = entry;\n}\n\n"
+    declared = "static struct foo_qos *foo_qos_heads[16];\n"
+    old, new = show(walk, QOS + declared + adder), show(walk.replace("%-7d", "%-8d"), QOS + declared + adder)
+    assert run(old, new).verdict == "divergent"
+    old, new = show(walk, QOS + declared), show(walk.replace("%-7d", "%-8d"), QOS + declared)
+    assert run(old, new).verdict == "inconclusive"
