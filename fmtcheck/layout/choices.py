@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from fmtcheck.common.result import Divergence
-from fmtcheck.layout.compiler import run_checks
 from fmtcheck.layout.explain import MAX_REPAIR_LINE, exact_with_newline, explain, render_expected
 from fmtcheck.layout.lookahead import first_lines, follow_first
 from fmtcheck.layout.matchstate import MAX_DIVERGENCES, State
@@ -181,9 +180,8 @@ class ChoiceMatcher:
             return False
         for n in range(1, MAX_STRIPPED + 1):
             cand = text + b" " * n + b"\n"
-            m = comp.regex.fullmatch(cand)
             params = dict(st.params)
-            if m is None or run_checks(self.g, comp, m, cand, params, bind=True) is not None:
+            if not comp.line_fullmatch(self.g, cand, params):
                 continue
             if node.header:
                 self.add(Divergence(st.line, len(text) + 1, cand[:-1], text, None, "breaking", "header",

@@ -59,6 +59,21 @@ class Compiled:
     def regex(self) -> re.Pattern:
         return re.compile(self.pattern.encode("latin-1"), re.S)
 
+    def line_fullmatch(self, grammar: Grammar, line: bytes, params: dict) -> bool:
+        """Does LINE (one whole line, its newline last) match this regex and its checks? PARAMS
+        gets what the checks bind. Answered by the DFA when there are no checks and this
+        process has already built the line's plan (`dfa.plan_built`): the same answer (a plan
+        exists only for a one-line regex with exactly the same matches, and a match of one line
+        ends at its newline), without compiling the regex, which a rejected variant's lines
+        (explained while it is tried) would otherwise each cost."""
+        if (not self.checks and "regex" not in self.__dict__ and line.find(b"\n") == len(line) - 1
+                and dfa.plan_built(self.pattern)):
+            plan = self.line_plan
+            if plan is not None:
+                return plan.end(line, 0, len(line)) == len(line)
+        m = self.regex.fullmatch(line)
+        return m is not None and run_checks(grammar, self, m, line, params, bind=True) is None
+
     @functools.cached_property
     def line_plan(self) -> dfa.LinePlan | None:
         """The DFA form of a one-line regex (`dfa.plan_for`), kept with it: a capture with many

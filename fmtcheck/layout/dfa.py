@@ -104,10 +104,22 @@ def available() -> bool:
     return re2 is not None
 
 
+_BUILT: set[str] = set()  # patterns plan_for has answered in this process (kept by its cache)
+
+
+def plan_built(pattern: str) -> bool:
+    """Has plan_for answered for PATTERN in this process? Then asking again costs nothing: no
+    translation, no RE2 compile (the inventory of a capture reuses the plans of its check)."""
+    return pattern in _BUILT
+
+
 @functools.lru_cache(maxsize=128)  # a status has 60 lines; a DFA grows (to RE2_MAX_MEM) only as used
 def plan_for(pattern: str) -> LinePlan | None:
     """The RE2 plan of a record PATTERN (latin-1 text, compiled with re.S by the matcher), or None
     when RE2 is not installed or the pattern is not a one-line record with exact RE2 forms."""
+    if len(_BUILT) >= 128:  # the cache's size: what it may have dropped is no longer known built
+        _BUILT.clear()
+    _BUILT.add(pattern)
     if re2 is None:
         return None
     try:

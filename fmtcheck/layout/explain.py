@@ -42,14 +42,12 @@ def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int
             compiled = Compiled(comp.items(node.items, b"\n") + node.end_pattern, comp.checks, comp.groups)
         except Unbound:
             return None
-    rx = compiled.regex
     for p in range(1, min(before, len(text))):
         a, b = text[p - 1], text[p]
         if a in b" \t" or b in b" \t" or (48 <= a <= 57 and 48 <= b <= 57):
             continue
         cand = text[:p] + b" " + text[p:] + (b"\n" if node.newline else b"")
-        m = rx.fullmatch(cand)
-        if m is not None and run_checks(g, compiled, m, cand, dict(params), bind=True) is None:
+        if compiled.line_fullmatch(g, cand, dict(params)):
             return p
     return None
 

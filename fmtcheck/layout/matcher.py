@@ -32,10 +32,11 @@ from fmtcheck.layout.model import (
     Variant,
 )
 from fmtcheck.layout.reader import Reader
-from fmtcheck.layout import records
+from fmtcheck.layout import dfa, records
 from fmtcheck.layout.records import RecordMatcher
 
-DFA_LINE_USES = 32  # single lines a compiled line regex leaves to the DFA before Python compiles it
+DFA_LINE_USES = 1024  # single lines a line regex leaves to the DFA before Python compiles it: a
+# compile (1-5 ms for a 600-byte smaps line) costs what a thousand calls of the DFA cost more
 
 
 class Matcher(RecordMatcher, ChoiceMatcher):
@@ -274,16 +275,20 @@ class Matcher(RecordMatcher, ChoiceMatcher):
 
     def dfa_line(self, comp: Compiled, pos: int) -> int | None:
         """Does the one-line regex COMP match the line at POS, by the DFA (`dfa`): its end, -1 for
-        no; None when the DFA is not used (a small capture, no RE2 form, no newline)."""
+        no; None when the DFA is not used (a small capture whose plans are not built, no RE2 form)."""
         r = self.r
-        if r.end - pos < records.DFA_MIN_BYTES or comp.dfa_uses >= DFA_LINE_USES or "regex" in comp.__dict__:
+        if comp.dfa_uses >= DFA_LINE_USES or "regex" in comp.__dict__:
             return None  # once a line's regex is used often, Python's compiled regex is cheaper per call
+        if r.end - pos < records.DFA_MIN_BYTES and not dfa.plan_built(comp.pattern):
+            return None  # a small capture: not worth a translation and an RE2 compile
         comp.dfa_uses += 1
         plan = comp.line_plan
+        if plan is None:
+            return None
         rel = pos - r.base
         nl = r.buf.find(b"\n", rel)
-        if plan is None or nl < 0:
-            return None
+        if nl < 0:  # the window holds the line to the end of the file (ensure_line): no newline
+            return -1  # comes, and a regex with an RE2 plan ends with one (`dfa.translate_line_record`)
         return r.base + nl + 1 if plan.end(r.buf, rel, nl + 1) == nl + 1 else -1
 
     def loose(self, node: Line, pos: int, text: bytes):
