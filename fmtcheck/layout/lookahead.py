@@ -33,9 +33,11 @@ def leading_keys(stop_byte: int) -> re.Pattern:
     so it ends with a byte other than a blank, or is empty). The regex takes the longest run of
     blanks (which is what S drops at the start), then of "-:/" (what T drops; it cannot reach the
     blanks S drops at the end), then of spaces (T.lstrip(" "); when T is empty it may take some
-    of the blanks at the end, leaving the empty key), and then the shortest text followed only by
-    blanks up to STOP_BYTE: S's end, its last byte not being a blank. The classes leave out
-    STOP_BYTE and the newline, which the text before the first STOP_BYTE cannot hold."""
+    of the blanks at the end, leaving the empty key), and then the longest text that ends with a
+    byte other than a blank (or none) and is followed only by blanks up to STOP_BYTE: S's end,
+    its last byte not being a blank. Each step takes the longest run it can and the rest always
+    matches, so the engine never goes back into them. The classes leave out STOP_BYTE and the
+    newline, which the text before the first STOP_BYTE cannot hold."""
     out = bytes([stop_byte])
     parts = []
     for chars in (b" \t", b"-:/", b" "):
@@ -44,7 +46,9 @@ def leading_keys(stop_byte: int) -> re.Pattern:
             parts.append(b"[" + re.escape(kept) + b"]*")
     stop = re.escape(out)
     trailing = parts[0]  # the blanks S drops at the end: the first class again
-    return re.compile(b"".join(parts) + b"([^\n" + stop + b"]*?)" + trailing + stop + b"[^\n]*\n")
+    text = b"[^\n" + stop + b"]"
+    last = b"[^\n \t" + stop + b"]"
+    return re.compile(b"".join(parts) + b"((?:" + text + b"*" + last + b")?)" + trailing + stop + b"[^\n]*\n")
 
 
 def as_key(v):
