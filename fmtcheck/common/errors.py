@@ -33,3 +33,12 @@ class Inconclusive(FmtcheckError):
 
 class LimitExceeded(Inconclusive):
     """A resource bound was reached (steps, recursion, output size)."""
+
+
+def bare(error: BaseException) -> BaseException:
+    """ERROR without its traceback and chained exceptions: kept for its message, it must not keep
+    the frames of the case that raised it (a case ended by the step bound holds every value it
+    made: eight of them took show_tty_driver past 1.5 GB)."""
+    error.__traceback__ = None
+    error.__context__ = error.__cause__ = None
+    return error

@@ -28,7 +28,7 @@ from fmtcheck.c.rows import StepsForeseen
 from fmtcheck.c.coverage import Coverage
 from fmtcheck.c.symbolic import NotProvable
 from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
-from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded
+from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded, bare
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine
@@ -52,6 +52,7 @@ from fmtcheck.engine.inputs import (
 )
 from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
 from fmtcheck.engine.assumed import judged_in_every_type
+from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
@@ -692,42 +693,6 @@ class Runner:
         hypothesis_search(self, options)
 
 
-def hypothesis_search(runner: "Runner", options: Options) -> None:
-    """Stage 4: Hypothesis over the same input classes, seeded, with settings of its own (no
-    profile of the surrounding test run changes them); each example is one case of the budget."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
-    from hypothesis import strategies as st
-    from hypothesis.errors import HypothesisException
-
-    class _Diverged(Exception):
-        pass
-
-    @seed(options.seed)
-    @settings(settings.get_profile("default"), max_examples=max(options.max_examples, 1),
-              database=None, deadline=None, derandomize=False, phases=[Phase.generate],
-              report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False)
-    @given(st.data())
-    def probe(data) -> None:
-        if runner.budget.exhausted():
-            return
-        inputs = HypothesisInputs(data)
-        runner.hypothesis_cases += 1
-        before = len(runner.divergent)
-        runner.try_case(inputs, "hypothesis")
-        if len(runner.divergent) > before:
-            raise _Diverged()
-
-    from fmtcheck.common.hypothesis_home import private_hypothesis_home
-
-    with private_hypothesis_home():
-        try:
-            probe()
-        except _Diverged:
-            pass
-        except HypothesisException:
-            pass
-
-
 def parameter_key(old: Side, index: int, name: str) -> str:
     """The input a parameter of the compared functions holds: named by its position (as the old
     side calls it), so that a parameter the rewrite renamed is the same input."""
@@ -821,11 +786,3 @@ def note_one_sided(runner: "Runner", inputs, ub: UndefinedBehaviour) -> None:
     if defined:
         runner.one_sided_ub.append(f"line {ub.line}: {ub.what}")
 
-
-def bare(error: BaseException) -> BaseException:
-    """ERROR without its traceback and chained exceptions: kept for its message, it must not keep
-    the frames of the case that raised it (a case ended by the step bound holds every value it
-    made: eight of them took show_tty_driver past 1.5 GB)."""
-    error.__traceback__ = None
-    error.__context__ = error.__cause__ = None
-    return error

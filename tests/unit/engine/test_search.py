@@ -184,8 +184,7 @@ def test_a_case_over_a_per_case_bound_keeps_its_message_not_its_frames() -> None
     import gc
     import weakref
 
-    from fmtcheck.common.errors import LimitExceeded
-    from fmtcheck.engine.verdict import bare
+    from fmtcheck.common.errors import LimitExceeded, bare
 
     class Rows(list):
         pass
