@@ -758,11 +758,14 @@ def undeclared_width(runner: "Runner") -> str | None:
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
     params |= kernel_state(runner)  # declared at file scope
     for key in runner.kinds:
-        conflict = space.width_conflicts.get(_norm_key(key))
+        # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
+        # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
+        conflict = space.width_conflicts.get(_norm_key(key)) or space.width_conflicts.get(
+            _norm_key(display_key(key, runner.aliases)))
         if conflict is None or key in params:
             continue
         narrow, wide, where = conflict
-        return (f"{where}: the type of {key} is not declared in the input; it is printed as a "
+        return (f"{where}: the type of {display_key(key, runner.aliases)} is not declared in the input; it is printed as a "
                 f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
                 f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
     return None
