@@ -234,6 +234,8 @@ class ExpressionCompiler:
             raise Inconclusive(where, f"member '{fname}' of a non-struct value")
 
         declared = self.member_type(base.type, op, fname)
+        if declared:
+            self.space.declared_paths.add("".join(text.split()))
         return Expr(member, declared or self.space.hint(text) or FREE, text, node)
 
     def _expr_subscript_expression(self, node, scope):

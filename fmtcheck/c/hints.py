@@ -28,6 +28,7 @@ class InputSpace:
         self.assumed: dict[str, str] = {}
         self.untyped_macros: set[str] = set()  # macros the input does not define, read as u64
         self.printed_width: dict[str, int] = {}  # operand -> the width a printf conversion gives it
+        self.declared_paths: set[str] = set()  # members whose type a struct definition of the input gives
 
     def operand_type(self, text: str, where: str, t: tuple) -> tuple:
         """The integer type an operand of type T is computed in: T when it is an integer type

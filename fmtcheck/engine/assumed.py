@@ -15,11 +15,16 @@ inputs are that type's values), and the type is one the code does not rule out.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from fmtcheck.c.hints import InputSpace
 from fmtcheck.c.types import S32, S64, U32, U64
 from fmtcheck.common.result import Result
+from fmtcheck.engine.compare import display_key
+from fmtcheck.engine.sharing import kernel_state
+
+if TYPE_CHECKING:
+    from fmtcheck.engine.verdict import Runner
 
 # the types an undeclared operand is judged in, after the u64 of the first judgement
 OTHER_TYPES = (S64, U32, S32)
@@ -53,3 +58,26 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
                           notes=first.notes, extra={**first.extra, "decided_by": "construct"})
         first.cases += other.cases
     return first
+
+
+def undeclared_width(runner: "Runner") -> str | None:
+    """Why equivalence is not established for every type an undeclared input may have."""
+    space = runner.old.program.space
+    params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
+    params |= kernel_state(runner)  # declared at file scope
+    for key in runner.kinds:
+        # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
+        # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
+        shown = _norm(display_key(key, runner.aliases))
+        conflict = space.width_conflicts.get(_norm(key)) or space.width_conflicts.get(shown)
+        if conflict is None or key in params or shown in space.declared_paths:
+            continue
+        narrow, wide, where = conflict
+        return (f"{where}: the type of {display_key(key, runner.aliases)} is not declared in the input; it is printed as a "
+                f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
+                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
+    return None
+
+
+def _norm(key: str) -> str:
+    return "".join(key.split())

@@ -51,7 +51,7 @@ from fmtcheck.engine.inputs import (
     zero_value,
 )
 from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
-from fmtcheck.engine.assumed import judged_in_every_type
+from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
 
@@ -710,10 +710,6 @@ def one_sided_result(runner: "Runner", result: Result, keys: list[str]) -> Resul
     return result
 
 
-def _norm_key(key: str) -> str:
-    return "".join(key.split())
-
-
 def _realizable(divergent: list[Outcome]) -> tuple[list[Outcome], tuple[str, str] | None]:
     """The divergent cases whose difference is realizable whatever the unknown printing calls
     print, and the call the first of the others hangs on."""
@@ -750,25 +746,6 @@ def cover_after_undefined(runner: "Runner", inputs) -> None:
         runner.run_side(runner.new, inputs, ConcreteOutput(), runner.coverage[1])
     except (UndefinedBehaviour, LimitExceeded, FmtcheckError):
         pass
-
-
-def undeclared_width(runner: "Runner") -> str | None:
-    """Why equivalence is not established for every type an undeclared input may have."""
-    space = runner.old.program.space
-    params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
-    params |= kernel_state(runner)  # declared at file scope
-    for key in runner.kinds:
-        # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
-        # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
-        conflict = space.width_conflicts.get(_norm_key(key)) or space.width_conflicts.get(
-            _norm_key(display_key(key, runner.aliases)))
-        if conflict is None or key in params:
-            continue
-        narrow, wide, where = conflict
-        return (f"{where}: the type of {display_key(key, runner.aliases)} is not declared in the input; it is printed as a "
-                f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
-                f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
-    return None
 
 
 def note_one_sided(runner: "Runner", inputs, ub: UndefinedBehaviour) -> None:

@@ -236,8 +236,9 @@ def test_seq_file_private_pointer_is_an_input():
     """`m->private` is how most show functions reach their data (single_open passes it). It is a
     pointer the caller set, so its members are inputs like any other. Engine bug: inconclusive,
     "direct access to seq_file member 'private' is not modelled"."""
-    old = show('\tstruct s *st = m->private;\n\n\tseq_printf(m, "%u\\n", st->a);\n')
-    new = show('\tstruct s *st = m->private;\n\n\tseq_put_decimal_ull(m, "", st->a);\n\tseq_putc(m, \'\\n\');\n')
+    declared = "struct s { unsigned int a; };\n"  # undeclared, %u against a u64 is not proven
+    old = declared + show('\tstruct s *st = m->private;\n\n\tseq_printf(m, "%u\\n", st->a);\n')
+    new = declared + show('\tstruct s *st = m->private;\n\n\tseq_put_decimal_ull(m, "", st->a);\n\tseq_putc(m, \'\\n\');\n')
     result = run(old, new)
     assert result.verdict == "equivalent", result.reason
 

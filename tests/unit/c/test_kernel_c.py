@@ -67,8 +67,8 @@ SCOPED = show('\tstruct foo *f = v;\n\tint i;\n\n\tguard(mutex)(&f->lock);\n'
               '\tdo_each_subsys_mask(ss, i, f->mask) {\n\t\tseq_puts(m, ss->name);\n\t} while_each_subsys_mask();\n'
               '\tBUILD_BUG_ON(sizeof(int) != 4);\n')
 SCOPED_NEW = show('\tstruct foo *f = v;\n\tint i;\n\n\tmutex_lock(&f->lock);\n'
-                  '\tseq_put_decimal_ll(m, "", f->a);\n\tseq_putc(m, \'\\n\');\n'
-                  '\tseq_put_decimal_ll(m, "", f->b);\n\tseq_putc(m, \'\\n\');\n'
+                  '\tseq_put_decimal_ll(m, "", (int)f->a);\n\tseq_putc(m, \'\\n\');\n'
+                  '\tseq_put_decimal_ll(m, "", (int)f->b);\n\tseq_putc(m, \'\\n\');\n'
                   '\tdo_each_subsys_mask(ss, i, f->mask) {\n\t\tseq_puts(m, ss->name);\n\t} while_each_subsys_mask();\n')
 
 
@@ -179,7 +179,7 @@ def test_iterator_with_a_renamed_cursor_is_the_same_loop():
 CHIP = ('\tstruct irq_desc *desc = v;\n\n\tseq_printf(m, "%3d: ", desc->irq);\n'
         '\tif (desc->irq_data.chip->irq_print_chip)\n\t\tdesc->irq_data.chip->irq_print_chip(&desc->irq_data, m);\n'
         '\tseq_putc(m, \'\\n\');\n')
-CHIP_NEW = ('\tstruct irq_desc *desc = v;\n\n\tseq_put_decimal_ull_width(m, "", desc->irq, 3);\n\tseq_puts(m, ": ");\n'
+CHIP_NEW = ('\tstruct irq_desc *desc = v;\n\n\tseq_put_decimal_ull_width(m, "", (unsigned int)desc->irq, 3);\n\tseq_puts(m, ": ");\n'
             '\tif (desc->irq_data.chip->irq_print_chip)\n\t\tdesc->irq_data.chip->irq_print_chip(&desc->irq_data, m);\n'
             '\tseq_putc(m, \'\\n\');\n')
 

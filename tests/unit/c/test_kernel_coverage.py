@@ -136,7 +136,7 @@ NAMED_BUF = ('\tchar buf[FOO_NAMELEN];\n\tstruct foo *f = v;\n\n'
 
 def test_sizeof_an_array_sized_by_an_unknown_macro_is_that_macro():
     old = show(NAMED_BUF + '\tseq_printf(m, "%s %u\\n", buf, f->id);\n')
-    new = show(NAMED_BUF + '\tseq_puts(m, buf);\n\tseq_put_decimal_ull(m, " ", f->id);\n\tseq_putc(m, 10);\n')
+    new = show(NAMED_BUF + '\tseq_puts(m, buf);\n\tseq_put_decimal_ull(m, " ", (unsigned int)f->id);\n\tseq_putc(m, 10);\n')
     assert verdict_of(old, new)[0] == "equivalent"
 
 

@@ -137,7 +137,7 @@ def test_a_variable_set_in_a_branch_is_a_choice_afterwards():
 
 def test_an_early_return_on_an_input_is_followed_both_ways():
     old = show("\tstruct s *s = v;\n\n\tif (!s->valid)\n\t\treturn 0;\n\tseq_printf(m, \"%u\\n\", s->n);\n")
-    new = show("\tstruct s *s = v;\n\n\tif (s->valid)\n\t\tseq_put_decimal_ull(m, \"\", s->n);\n"
+    new = show("\tstruct s *s = v;\n\n\tif (s->valid)\n\t\tseq_put_decimal_ull(m, \"\", (unsigned int)s->n);\n"
                "\tif (s->valid)\n\t\tseq_putc(m, '\\n');\n")
     assert_proven(old, new)
     wrong = new.replace("if (s->valid)\n\t\tseq_putc", "seq_putc")
