@@ -318,6 +318,7 @@ def test_a_static_array_of_list_heads_the_file_fills_points_at_data():
     old, new = show(walk, QOS + declared), show(walk.replace("%-7d", "%-8d"), QOS + declared)
     assert run(old, new).verdict == "inconclusive"
 
+
 def test_a_member_of_an_undefined_struct_through_u_against_a_64_bit_primitive_is_not_proven():
     """`struct foo *f = v;` with struct foo defined nowhere in the input: f->bar is of undeclared
     type as much as an undeclared `stats->rx` is. The width conflict was keyed by the text
