@@ -19,7 +19,8 @@ from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.common.result import Divergence
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
-from fmtcheck.engine.inputs import VectorInputs
+from fmtcheck.engine.fastpath import Fallback, ZeroDefaults
+from fmtcheck.engine.inputs import NUMBER_VIEW, VectorInputs
 from fmtcheck.engine.search import nonzero_count, shrink
 from fmtcheck.engine.sharing import hangs_on
 
@@ -67,7 +68,7 @@ def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes
 
 
 class ShrinkTrial:
-    """A shrinking trial whose compiled renderings differ (`verdict._fast_outcome`). The shrinker
+    """A shrinking trial whose compiled renderings differ (`fast_trial`). The shrinker
     keeps only the last one that still fails, and only its inputs are replayed: the keys the
     renderings read are listed once, for that one, not for every trial on the way."""
 
@@ -88,6 +89,43 @@ class ShrinkTrial:
                 renderer.reads(type(self._env)(self._env), read)
             self._inputs = {key: self._env[key] for key in read if key in self._known or key in self._named}
         return self._inputs
+
+
+class _SameTrial:
+    same = True
+
+
+SAME_TRIAL = _SameTrial()  # a shrinking trial whose compiled renderings are equal
+
+
+def fast_trial(runner: Any, trial: dict[str, Any]) -> Any:
+    """A shrinking trial (inputs named, the rest zero) through the compiled traces alone, counted
+    as no case (`Runner.fast_outcome`): SAME, a `divergences.ShrinkTrial` when the bytes differ,
+    None when they cannot take it (the interpreter runs it). Unlike a search case, a trial may name
+    inputs the search never discovered (the elements a counterexample's loop read past
+    MAX_INPUT_KEYS): the traces read them as named, as the interpreter does."""
+    if runner.fast is None:
+        return None
+    if NUMBER_VIEW in "\n".join(trial):  # (one C-level scan; a key holding it anywhere is taken as one)
+        return runner._run_fast(VectorInputs(dict(trial), zero=True))
+    env = ZeroDefaults(runner._zeros())
+    for key, value in trial.items():
+        value = bytes(value) if type(value) is bytearray else value
+        if key in env:
+            if type(value) is not type(env[key]):
+                return None
+        elif type(value) not in (int, bytes):
+            return None
+        env[key] = value
+    try:
+        old, new = runner.fast[0].render(env), runner.fast[1].render(env)
+    except Fallback:
+        return None
+    if old == new:
+        return SAME_TRIAL
+    if old[1] or new[1]:
+        return None
+    return ShrinkTrial(runner.fast, env, (old[0], new[0]), runner.kinds, trial)
 
 
 def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:

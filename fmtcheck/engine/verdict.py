@@ -40,7 +40,6 @@ from fmtcheck.engine import counts
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults, ZeroReads, compile_trace
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.inputs import (
-    NUMBER_VIEW,
     HypothesisInputs,
     VectorInputs,
     alone,
@@ -261,36 +260,6 @@ def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: s
     return Side(program, name, program.signatures[name])
 
 
-def _fast_outcome(runner: "Runner", trial: dict[str, Any]) -> Any:
-    """A shrinking trial (inputs named, the rest zero) through the compiled traces alone, counted
-    as no case (`Runner.fast_outcome`): SAME, a `divergences.ShrinkTrial` when the bytes differ,
-    None when they cannot take it (the interpreter runs it). Unlike a search case, a trial may name
-    inputs the search never discovered (the elements a counterexample's loop read past
-    MAX_INPUT_KEYS): the traces read them as named, as the interpreter does."""
-    if runner.fast is None:
-        return None
-    if NUMBER_VIEW in "\n".join(trial):  # (one C-level scan; a key holding it anywhere is taken as one)
-        return runner._run_fast(VectorInputs(dict(trial), zero=True))
-    env = ZeroDefaults(runner._zeros())
-    for key, value in trial.items():
-        value = bytes(value) if type(value) is bytearray else value
-        if key in env:
-            if type(value) is not type(env[key]):
-                return None
-        elif type(value) not in (int, bytes):
-            return None
-        env[key] = value
-    try:
-        old, new = runner.fast[0].render(env), runner.fast[1].render(env)
-    except Fallback:
-        return None
-    if old == new:
-        return SAME
-    if old[1] or new[1]:
-        return None
-    return divergences.ShrinkTrial(runner.fast, env, (old[0], new[0]), runner.kinds, trial)
-
-
 def _renders_as_zero(runner: "Runner", inputs) -> bool:
     """A zero-based vector that changes only inputs the zero case does not read: the same as
     the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
@@ -441,7 +410,7 @@ class Runner:
     defaulted = 0
     zero_reads: ZeroReads | None = None
     loop_bounds: frozenset[str] = frozenset()
-    fast_outcome = _fast_outcome
+    fast_outcome = divergences.fast_trial
 
     def run_slow(self, inputs) -> Outcome | None:
         """Both sides through the interpreter, the reference."""
