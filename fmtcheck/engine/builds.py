@@ -82,19 +82,20 @@ def other_builds(old: list[Conditional], new: list[Conditional]) -> list[Build]:
         before, after = old_groups.get(key, []), new_groups.get(key, [])
         if _never_compiled(key) or [c.branches for c in before] == [c.branches for c in after]:
             continue
-        anchor = (after or before)[0]
-        if not _reachable(anchor.path):
-            continue
         widest = max(len(c.branches) for c in before + after)
         for branch in range(widest):
             if _branch_texts(before, branch) == _branch_texts(after, branch):
                 continue
-            world = dict(anchor.path)
-            world[key] = branch
-            if all(choice == 0 for choice in world.values()):
-                continue  # the default build, judged first
-            frozen = tuple(sorted(world.items()))
-            builds.setdefault(frozen, Build(frozen, anchor, branch))
+            # each place the key stands (enclosing branches) is a build of its own
+            for anchor in after + before:
+                if not _reachable(anchor.path):
+                    continue
+                world = dict(anchor.path)
+                world[key] = branch
+                if all(choice == 0 for choice in world.values()):
+                    continue  # the default build, judged first
+                frozen = tuple(sorted(world.items()))
+                builds.setdefault(frozen, Build(frozen, anchor, branch))
     return sorted(builds.values(), key=lambda b: (b.conditional.line, b.branch, b.world))
 
 

@@ -136,3 +136,13 @@ def test_is_enabled_and_its_negation_are_one_test_taken_both_ways_by_first_branc
     negated = IFNDEF.replace("#ifndef CONFIG_X", "#if !IS_ENABLED(CONFIG_X)")
     got = result(show(enabled), show(negated))
     assert got.verdict == "inconclusive" and "`IS_ENABLED(CONFIG_X)` both ways (true and false)" in got.reason
+
+
+def test_a_conditional_that_stands_in_two_places_is_judged_in_each():
+    """`#ifdef CONFIG_X` at the top and again inside the `#else` of `#ifdef CONFIG_A`: a change in
+    the inner one's `#else` shows only with both branches compiled."""
+    inner = ('#ifdef CONFIG_A\n\tseq_puts(m, "a\\n");\n#else\n#ifdef CONFIG_X\n\tseq_puts(m, "x\\n");\n#else\n'
+             '\tseq_printf(m, "no x: {}\\n", x);\n#endif\n#endif\n')
+    top = '#ifdef CONFIG_X\n\tseq_puts(m, "top x\\n");\n#else\n\tseq_puts(m, "top\\n");\n#endif\n'
+    got = result(show(top + inner.replace("{}", "%lu")), show(top + inner.replace("{}", "%-3lu")))
+    assert got.verdict == "divergent"
