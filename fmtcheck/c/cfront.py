@@ -219,7 +219,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
             key = _folded(stripped)
             want = world.get(key) if world else None
             cond = _Open(kept, key, lineno, key, want)
-            live = (want == 0) if want is not None else not (directive == b"if" and _never_compiled(stripped))
+            live = (want == 0) if want is not None else not (directive == b"if" and never_compiled(stripped))
             cond.taken = live
             stack.append(cond)
             kept = cond.enter(live)
@@ -231,7 +231,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
             if cond.want is not None:
                 live = cond.want == len(cond.branches) - 1
             else:
-                live = not cond.taken and not (directive == b"elif" and _never_compiled(stripped))
+                live = not cond.taken and not (directive == b"elif" and never_compiled(stripped))
             cond.taken = cond.taken or live
             kept = cond.enter(live)
         elif directive == b"endif":
@@ -252,7 +252,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
     return out, macros, done
 
 
-def _never_compiled(directive: bytes) -> bool:
+def never_compiled(directive: bytes) -> bool:
     """``#if 0`` / ``#elif 0`` (comments already blanked): a condition false in every build."""
     return re.fullmatch(rb"#\s*(?:el)?if\s*\(?\s*0\s*\)?\s*", directive.rstrip()) is not None
 

@@ -235,7 +235,7 @@ class ExpressionCompiler:
 
         declared = self.member_type(base.type, op, fname)
         if declared:
-            self.space.declared_paths.add("".join(text.split()))
+            self.space.declare_path(text)
         return Expr(member, declared or self.space.hint(text) or FREE, text, node)
 
     def _expr_subscript_expression(self, node, scope):

@@ -59,6 +59,17 @@ class InputSpace:
     def hint(self, text: str) -> tuple | None:
         return self.hints.get(_norm(text))
 
+    def declare_path(self, text: str) -> None:
+        """TEXT (`f->bar`) has the type a struct definition of the input gives it."""
+        self.declared_paths.add(_norm(text))
+
+    def undeclared_conflict(self, key: str, shown: str) -> tuple[tuple, tuple, str] | None:
+        """The width conflict of an input, named by its KEY (what it denotes: `v->bar`) or as the
+        code SHOWN writes it (`f->bar`, whose hints the conflict was found by), unless a struct
+        definition declares the type of what the code wrote."""
+        conflict = self.width_conflicts.get(_norm(key)) or self.width_conflicts.get(_norm(shown))
+        return None if conflict is None or _norm(shown) in self.declared_paths else conflict
+
     def add_hint(self, text: str, t: tuple, where: str = "") -> None:
         """The narrowest integer use wins (a `%u` says the value is 32-bit), whichever side it
         is on, so the verdict does not depend on which side is called 'old'; uses at two widths

@@ -68,16 +68,12 @@ def undeclared_width(runner: "Runner") -> str | None:
     for key in runner.kinds:
         # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
         # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
-        shown = _norm(display_key(key, runner.aliases))
-        conflict = space.width_conflicts.get(_norm(key)) or space.width_conflicts.get(shown)
-        if conflict is None or key in params or shown in space.declared_paths:
+        shown = display_key(key, runner.aliases)
+        conflict = None if key in params else space.undeclared_conflict(key, shown)
+        if conflict is None:
             continue
         narrow, wide, where = conflict
-        return (f"{where}: the type of {display_key(key, runner.aliases)} is not declared in the input; it is printed as a "
+        return (f"{where}: the type of {shown} is not declared in the input; it is printed as a "
                 f"{narrow[1]}-bit value on one side and a {wide[1]}-bit one on the other, so the "
                 f"sides agree only if it fits in {narrow[1]} bits (declare it to decide)")
     return None
-
-
-def _norm(key: str) -> str:
-    return "".join(key.split())

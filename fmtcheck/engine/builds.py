@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from fmtcheck.c.cfront import Conditional, Unit
+from fmtcheck.c.cfront import Conditional, Unit, never_compiled
 from fmtcheck.common.result import Result, SourceLine
 
 MAX_OTHER_BUILDS = 4
@@ -53,10 +53,6 @@ class Build:
         return f"the build in which no branch of `{key}` ({where}) holds"
 
 
-def _never_compiled(key: bytes) -> bool:
-    return key.replace(b"(", b" ").replace(b")", b" ").split() == [b"#if", b"0"]
-
-
 def _by_key(conditionals: list[Conditional]) -> dict[bytes, list[Conditional]]:
     grouped: dict[bytes, list[Conditional]] = {}
     for conditional in conditionals:
@@ -70,7 +66,7 @@ def _branch_texts(group: list[Conditional], branch: int) -> list[bytes | None]:
 
 def _reachable(path: tuple[tuple[bytes, int], ...]) -> bool:
     """False when an enclosing branch is the never-compiled body of an `#if 0`."""
-    return not any(_never_compiled(key) and branch == 0 for key, branch in path)
+    return not any(never_compiled(key) and branch == 0 for key, branch in path)
 
 
 def other_builds(old: list[Conditional], new: list[Conditional]) -> list[Build]:
@@ -80,7 +76,7 @@ def other_builds(old: list[Conditional], new: list[Conditional]) -> list[Build]:
     builds: dict[tuple[tuple[bytes, int], ...], Build] = {}
     for key in sorted(set(old_groups) | set(new_groups)):
         before, after = old_groups.get(key, []), new_groups.get(key, [])
-        if _never_compiled(key) or [c.branches for c in before] == [c.branches for c in after]:
+        if never_compiled(key) or [c.branches for c in before] == [c.branches for c in after]:
             continue
         widest = max(len(c.branches) for c in before + after)
         for branch in range(widest):
