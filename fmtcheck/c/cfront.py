@@ -528,6 +528,17 @@ class Unit:
     functions: dict[str, object]
     globals: list[object]
     where: str
+    # what whole-tree walks found, by (node id, question): every judgement of a pair (and every
+    # rule-6 rerun, engine/assumed.py) compiles the same tree again and asks the same questions
+    found: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def nodes_of(self, node, types: tuple[str, ...]) -> list:
+        """The nodes of TYPES in NODE's subtree, in `walk` order, found by one walk per unit."""
+        key = (node.id, types)
+        nodes = self.found.get(key)
+        if nodes is None:
+            nodes = self.found[key] = [n for n in walk(node) if n.type in types]
+        return nodes
 
     def user_line(self, node) -> int:
         """The line in the user's text (a brace the fragment wrapper added counts as line 1). A
@@ -640,7 +651,10 @@ def _reject_garbage(unit: Unit) -> None:
 
 def syntax_error_in(node, unit: Unit) -> tuple[int, str] | None:
     """The first syntax error inside a function, as (user line, text)."""
-    err = _first_error(node)
+    key = (node.id, "syntax error")
+    if key not in unit.found:
+        unit.found[key] = _first_error(node)
+    err = unit.found[key]
     if err is None:
         return None
     snippet = err.text[:40].decode("latin-1", "replace").replace("\n", " ")

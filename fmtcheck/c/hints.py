@@ -115,7 +115,7 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
     from fmtcheck.c.outputs import argument_kinds
 
     for fn in unit.functions.values():
-        for node in cfront.walk(fn):
+        for node in unit.nodes_of(fn, ("array_declarator", "call_expression")):
             if node.type == "array_declarator":
                 _hint_size_macros(node, space)
             if node.type != "call_expression":

@@ -25,8 +25,8 @@ def seq_file_names(unit: cfront.Unit) -> set[str]:
     """Identifiers passed as the seq_file to a primitive: in a fragment they are not declared."""
     names: set[str] = set()
     for fn in unit.functions.values():
-        for node in cfront.walk(fn):
-            if node.type == "call_expression" and callee(node) in PRIMITIVES:
+        for node in unit.nodes_of(fn, ("call_expression",)):
+            if callee(node) in PRIMITIVES:
                 args = node.child_by_field_name("arguments").named_children
                 if args and args[0].type == "identifier":
                     names.add(args[0].text.decode("latin-1"))

@@ -236,9 +236,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         0, 4, 5), never inputs: a counterexample that sets one would not be realizable. One whose
         value does not fold (`X = SOME_MACRO`), and the implicit ones after it, stay undefined
         names like an undefined macro."""
-        for node in cfront.walk(self.unit.tree.root_node):
-            if node.type != "enumerator_list":
-                continue
+        for node in self.unit.nodes_of(self.unit.tree.root_node, ("enumerator_list",)):
             nxt: int | None = 0
             for item in node.named_children:
                 if item.type != "enumerator":

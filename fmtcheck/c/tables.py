@@ -211,8 +211,8 @@ class DataCompiler:
 
     def defined_fields(self, name: str) -> list[tuple[str, tuple]]:
         """The fields of struct NAME as the file defines it (none when it does not)."""
-        for n in cfront.walk(self.unit.tree.root_node):
-            if (n.type == "struct_specifier" and n.child_by_field_name("body") is not None
+        for n in self.unit.nodes_of(self.unit.tree.root_node, ("struct_specifier",)):
+            if (n.child_by_field_name("body") is not None
                     and n.child_by_field_name("name") is not None
                     and n.child_by_field_name("name").text.decode("latin-1") == name):
                 return self._fields_of(n.child_by_field_name("body"))
@@ -225,8 +225,8 @@ class DataCompiler:
         if decl_type is not None and decl_type.type == "struct_specifier":
             body = decl_type.child_by_field_name("body")
         if body is None:
-            for n in cfront.walk(self.unit.tree.root_node):
-                if (n.type == "struct_specifier" and n.child_by_field_name("body") is not None
+            for n in self.unit.nodes_of(self.unit.tree.root_node, ("struct_specifier",)):
+                if (n.child_by_field_name("body") is not None
                         and n.child_by_field_name("name") is not None
                         and n.child_by_field_name("name").text.decode("latin-1") == name):
                     body = n.child_by_field_name("body")
