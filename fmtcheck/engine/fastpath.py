@@ -315,11 +315,11 @@ class Renderer:
             body = Renderer(list(item[2]), depth + 1)
             # a body of one formatted segment (the usual `seq_printf` per element) renders inline
             only = body.segments[0] if len(body.segments) == 1 and type(body.segments[0][0]) is bytes else None
+            repeats = same_every_iteration(list(item[2]), f"#{depth}")
             if len(item) > 3 and item[3][0] == "chain":
                 walk = chain_walk(item[3])
-                return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only)
-            count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
-            return ("loop", lambda env: range(count(env)), body, f"#{depth}", len(item) > 3, None, only)
+                return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only, repeats)
+            return ("loop", loop_iterations(item), body, f"#{depth}", len(item) > 3, None, only, repeats)
         if kind == "ll":
             value = compile_tree(item[1])
 
@@ -388,15 +388,18 @@ class Renderer:
             if head == "loop":
                 placeholder = segment[3]
                 outer = _enter(env, segment[4])
+                iterations = segment[1](env)
+                if segment[7] is not None and len(iterations) > 1:
+                    iterations, size = _repeated(segment, env, iterations, out, events, size)
                 if segment[6] is not None:
                     fmt, values = segment[6]
-                    for k in segment[1](env):
+                    for k in iterations:
                         env[placeholder] = k
                         piece = fmt % values(env) if values is not None else fmt.replace(b"%%", b"%")
                         out.append(piece)
                         size += len(piece)
                 else:
-                    for k in segment[1](env):
+                    for k in iterations:
                         env[placeholder] = k
                         size = segment[2]._render_into(env, out, events, size)
                 env.pop(placeholder, None)
@@ -410,6 +413,63 @@ class Renderer:
             out.append(piece)
             size += len(piece)
         return size
+
+
+def loop_iterations(item: tuple) -> Callable[[dict], range]:
+    """The iterations of a counted loop, or of a loop over an input count, for the values in env."""
+    count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
+    return lambda env: range(count(env))
+
+
+def same_every_iteration(items: list, placeholder: str) -> Callable[[dict], bool] | None:
+    """When a loop body prints the same bytes in every iteration, for the values in env: it never
+    reads the iteration's placeholder, or reads it only inside inner loops whose counts do not
+    depend on it and are 0 (a grid of 100,000 rows and no columns prints 100,000 newlines).
+    The rest of env is the same in every iteration (an inner loop sets and removes its own
+    placeholder), so such a body renders as its first iteration did. None when that never holds."""
+    mention = re.compile(re.escape(placeholder) + r"(?!\d)")
+    inner = []
+    for item in items:
+        if not mention.search(repr(item)):
+            continue
+        if not (isinstance(item, tuple) and item[0] == "loop"):
+            return None
+        spec = item[3] if len(item) > 3 else item[1]
+        if mention.search(repr(spec)):
+            return None
+        nodes = chain_walk(spec) if len(item) > 3 and spec[0] == "chain" else None
+        inner.append((lambda env, walk=nodes: walk(env)[0]) if nodes is not None else loop_iterations(item))
+        inner[-1] = (inner[-1], len(item) > 3)
+
+    def repeats(env: dict) -> bool:
+        for iterations, counted in inner:
+            outer = _enter(env, counted)
+            try:
+                if len(iterations(env)):
+                    return False
+            finally:
+                _leave(env, outer)
+        return True
+
+    return repeats
+
+
+def _repeated(segment: tuple, env: dict, iterations: Any, out: list, events: list, size: int) -> tuple[Any, int]:
+    """A loop's first iteration rendered; when the body prints the same in every iteration
+    (`same_every_iteration`) and no event, its bytes for them all. The iterations left to render."""
+    env[segment[3]] = iterations[0]
+    if not segment[7](env):
+        return iterations, size
+    first: list[bytes] = []
+    noted: list = []
+    end = segment[2]._render_into(env, first, noted, size)
+    if noted:
+        out.extend(first)
+        events.extend(noted)
+        return iterations[1:], end
+    piece = b"".join(first) * len(iterations)
+    out.append(piece)
+    return (), size + len(piece)
 
 
 def _field_plan(key: str, bits: int | None, signed: bool) -> tuple | None:

@@ -282,3 +282,29 @@ def test_a_case_taken_as_the_zero_case_prints_what_the_zero_case_prints(pair):
         else:
             assert any(k in reads.keys and v != zero_value(runner.kinds[k]) for k, v in vector.items()), vector
     assert taken
+
+
+@pytest.mark.parametrize("rows, cols", [(0, 0), (1, 0), (300, 0), (3, 2), (1, 3)])
+def test_a_body_that_prints_the_same_in_every_iteration_renders_as_the_interpreter_prints(rows, cols):
+    """`fastpath.same_every_iteration`: a grid's row prints only its newline while the column
+    count is 0 (rendered once, for every row); with columns it reads the row, row by row."""
+    from fmtcheck.engine.fastpath import ZeroDefaults, compile_trace, same_every_iteration
+    from fmtcheck.engine.inputs import VectorInputs
+
+    runner = runner_of(*grid(True))
+    assert runner.prove()[0] is False
+    values = {"m->private->rows": rows, "m->private->cols": cols, "m->private->v[0][1]": 7,
+              "m->private->v[1][0]": 42, "m->private->v[2][1]": 123456}
+    slow = runner.run_slow(VectorInputs(dict(values), zero=True))
+    assert slow.old.data.count(b"\n") == rows and slow.old.data.count(b" ") >= rows * cols
+    for trace, side in zip(runner.traces, (slow.old, slow.new)):
+        env = ZeroDefaults({"m->private->rows": 0, "m->private->cols": 0})
+        env.update(values)
+        assert compile_trace(trace).render(env)[0] == side.data
+        outer = next(item for item in trace if isinstance(item, tuple) and item[0] == "loop")
+        repeats = same_every_iteration(list(outer[2]), "#0")
+        assert repeats is not None and repeats(ZeroDefaults(env)) == (cols == 0)
+    numbered = runner_of(*counted(2))
+    assert numbered.prove()[0] is True
+    loop = next(item for item in numbered.traces[0] if isinstance(item, tuple) and item[0] == "loop")
+    assert same_every_iteration(list(loop[2]), "#0") is None  # each row prints its number
