@@ -507,14 +507,14 @@ def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[
     keyed = [plan[1] is not None for plan in plans]
     fetch_fixed = itemgetter(*texts) if placeholder is None else None
     single = len(plans) == 1
+    fetchers = IterationCache(lambda k: itemgetter(*[text % k if t else text for text, t in zip(texts, keyed)]))
 
     def values(env: dict) -> tuple:
         try:
             if fetch_fixed is not None:
                 got = fetch_fixed(env)
             else:
-                k = env[placeholder]
-                got = itemgetter(*[text % k if t else text for text, t in zip(texts, keyed)])(env)
+                got = fetchers(env[placeholder])(env)
         except KeyError:
             return slow(env)
         if single:
@@ -551,7 +551,27 @@ def _batched_keys(key_makers: list) -> Callable[[dict], list[str]] | None:
     if not placeholders:
         return lambda env: texts
     placeholder = placeholders.pop()
-    return lambda env: [text % env[placeholder] if t else text for text, t in zip(texts, keyed)]
+    listed = IterationCache(lambda k: [text % k if t else text for text, t in zip(texts, keyed)])
+    return lambda env: listed(env[placeholder])
+
+
+class IterationCache:
+    """What a loop body's keys are in one iteration (`make(k)`, k the placeholder's value: an
+    element number, or a chain node's key), made once per iteration value rather than once per
+    rendering: the search and the shrinking render the same iterations thousands of times."""
+
+    def __init__(self, make: Callable[[Any], Any], size: int = 4096) -> None:
+        self.make = make
+        self.size = size
+        self.made: dict[Any, Any] = {}
+
+    def __call__(self, k: Any) -> Any:
+        made = self.made.get(k)
+        if made is None:
+            if len(self.made) >= self.size:
+                self.made.clear()
+            made = self.made[k] = self.make(k)
+        return made
 
 
 # iterations a compiled counted loop renders at most: each costs the interpreter at least one step,

@@ -260,15 +260,15 @@ def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: s
     return Side(program, name, program.signatures[name])
 
 
-def _renders_as_zero(runner: "Runner", inputs) -> bool:
-    """A zero-based vector that changes only inputs the zero case does not read: the same as
-    the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
-    if not isinstance(inputs, VectorInputs) or not inputs.zero:
+def _renders_as_zero(runner: "Runner", inputs, named: dict | None) -> bool:
+    """A zero-based vector (naming `named`) that changes only inputs the zero case does not read:
+    the same as the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
+    if named is None or not inputs.zero:
         return False
     zeros = runner._zeros()
     if runner.zero_reads is None or runner.zero_reads.zeros is not zeros:
         runner.zero_reads = ZeroReads(runner.fast, zeros)
-    return runner.zero_reads.renders_as_zero(inputs.values)
+    return runner.zero_reads.renders_as_zero(named)
 
 
 class Runner:
@@ -330,18 +330,21 @@ class Runner:
 
     def run_case(self, inputs) -> Outcome | None:
         """Both sides on one input source; None when the case has undefined behaviour."""
-        outcome = (SAME if _renders_as_zero(self, inputs) else self._run_fast(inputs)) if self.fast is not None else None
+        outcome = None
+        if self.fast is not None:
+            named = inputs.values if isinstance(inputs, VectorInputs) else None  # (built once per case)
+            outcome = SAME if _renders_as_zero(self, inputs, named) else self._run_fast(inputs, named)
         if outcome is not None:
             self.cases += 1
             self.budget.charge(1)
             return outcome
         return self.run_slow(inputs)
 
-    def _run_fast(self, inputs) -> Outcome | None:
+    def _run_fast(self, inputs, named: dict | None = None) -> Outcome | None:
         """Both sides through their compiled traces: SAME when the bytes are equal, a pending
         outcome (the interpreter confirms it if reported) when a vector's bytes differ and no
-        opaque call printed; else None (the interpreter runs it)."""
-        env = self._environment(inputs)
+        opaque call printed; else None (the interpreter runs it). `named`: the vector's values."""
+        env = self._environment(inputs, named)
         if env is None:
             return None
         try:
@@ -354,10 +357,10 @@ class Runner:
             return None
         return divergences.pending_outcome(self.fast, env, (old[0], new[0]), inputs, self.kinds)
 
-    def _environment(self, inputs) -> dict | None:
+    def _environment(self, inputs, named: dict | None = None) -> dict | None:
         if isinstance(inputs, VectorInputs):
             env = ZeroDefaults(self._zeros()) if inputs.zero else dict(self._defaults())
-            for key, value in inputs.values.items():
+            for key, value in (inputs.values if named is None else named).items():
                 if key not in env or type(value) is not type(env[key]):
                     return None
                 env[key] = value
