@@ -168,6 +168,16 @@ def test_conditions_relating_two_inputs_go_to_z3():
     assert conditions.solver_calls == 1
 
 
+def test_conditions_relating_two_inputs_that_simple_values_satisfy_need_no_solver():
+    """`f9 >= f35` with `f35 == 0` (0 and 0), or with `f35 != 0` (both at the top of the type):
+    satisfiable, shown by evaluating the literals, so z3 is neither asked nor imported."""
+    x, y = ("in", "x", 64, False), ("in", "y", 64, False)
+    for flag in (True, False):
+        conditions = paths.Conditions()
+        assert conditions.feasible(frozenset({paths.literal((">=", x, y), True), paths.literal(y, flag)}))
+        assert conditions.solver_calls == 0
+
+
 @pytest.mark.parametrize("tree,expected", [
     ((">=", ("in", "x", 32, False), ("k", 6)), ((">", ("in", "x", 32, False), ("k", 5)), True)),
     (("<", ("k", 5), ("in", "x", 32, False)), ((">", ("in", "x", 32, False), ("k", 5)), True)),
