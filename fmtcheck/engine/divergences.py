@@ -108,11 +108,16 @@ def fast_trial(runner: Any, trial: dict[str, Any]) -> Any:
         return None
     if NUMBER_VIEW in "\n".join(trial):  # (one C-level scan; a key holding it anywhere is taken as one)
         return runner._run_fast(VectorInputs(dict(trial), zero=True))
-    env = ZeroDefaults(runner._zeros())
-    for key, value in trial.items():
+    zeros = runner._zeros()
+    env = ZeroDefaults(zeros)
+    env.update(trial)
+    # a value of its zero's type is taken as named; the others (a bytearray, an input the
+    # search never discovered) are checked one by one
+    for key in [key for key, value in trial.items() if type(value) is not type(zeros.get(key, _UNKNOWN))]:
+        value = trial[key]
         value = bytes(value) if type(value) is bytearray else value
-        if key in env:
-            if type(value) is not type(env[key]):
+        if key in zeros:
+            if type(value) is not type(zeros[key]):
                 return None
         elif type(value) not in (int, bytes):
             return None
@@ -126,6 +131,9 @@ def fast_trial(runner: Any, trial: dict[str, Any]) -> Any:
     if old[1] or new[1]:
         return None
     return ShrinkTrial(runner.fast, env, (old[0], new[0]), runner.kinds, trial)
+
+
+_UNKNOWN = object()  # the zero of an input the search never discovered (no value has its type)
 
 
 def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:

@@ -503,6 +503,8 @@ def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[
     halves = [half for _, half, _ in ints]
     masks = [mask for _, _, mask in ints]
     only_ints = len(ints) == len(plans)
+    # every field unsigned of one width (a row of u64 counters): one mask, ((v + 0) & m) - 0
+    unsigned_mask = masks[0] if only_ints and not any(halves) and len(set(masks)) == 1 else None
     placeholder = next(iter(placeholders), None)
     keyed = [plan[1] is not None for plan in plans]
     fetch_fixed = itemgetter(*texts) if placeholder is None else None
@@ -519,6 +521,8 @@ def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[
             return slow(env)
         if single:
             got = (got,)
+        if unsigned_mask is not None:
+            return tuple([v & unsigned_mask for v in got])
         if only_ints:
             return tuple([((v + h) & m) - h for v, h, m in zip(got, halves, masks)])
         out = list(got)

@@ -105,29 +105,46 @@ def nonzero_count(inputs: dict[str, Any]) -> int:
     return sum(1 for v in inputs.values() if v not in (0, b""))
 
 
+def _zero_trial(key: str, value: Any, kinds: dict[str, Any], zeros: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """The first trial for one input: its zero (none when it is at it, or its kind is unknown)."""
+    kind = kinds.get(key)
+    if kind is None:
+        return []
+    zero = zeros[key] if zeros is not None and key in zeros else zero_value(kind)
+    return [(key, zero)] if value != zero else []
+
+
+def _smaller_trials(key: str, value: Any, kinds: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The next trials for one input: ever smaller values, smallest first (a string no shorter
+    than its kind's empty value)."""
+    shortest = len(zero_value(kinds[key])) if kinds.get(key, ("",))[0] == "str" else 0
+    return [(key, smaller) for smaller in _smaller(value) if not isinstance(smaller, bytes) or len(smaller) >= shortest]
+
+
 def shrink_trials(inputs: dict[str, Any], kinds: dict[str, Any],
                   zeros: dict[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
     """(key, smaller value) to try, in order: each input to its 0 first (the fewest non-zero
     inputs), then each remaining one to ever smaller values (`zeros`: the zero of each input of
     `kinds`, when the caller computed them once for many calls)."""
     for key, value in inputs.items():
-        kind = kinds.get(key)
-        if kind is not None:
-            zero = zeros[key] if zeros is not None and key in zeros else zero_value(kind)
-            if value != zero:
-                yield key, zero
+        yield from _zero_trial(key, value, kinds, zeros)
     for key, value in inputs.items():
-        shortest = len(zero_value(kinds[key])) if kinds.get(key, ("",))[0] == "str" else 0
-        for smaller in _smaller(value):
-            if not isinstance(smaller, bytes) or len(smaller) >= shortest:
-                yield key, smaller
+        yield from _smaller_trials(key, value, kinds)
 
 
 def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[[dict[str, Any]], Any],
            out_of_budget: Callable[[], bool]) -> tuple[dict[str, Any], Any]:
     """The smallest failing inputs found from `inputs`: `still_fails(trial)` returns the outcome
     when the trial still shows the difference, else None. Greedy, deterministic, and bounded by
-    the budget (it stops with the smallest case so far)."""
+    the budget (it stops with the smallest case so far).
+
+    Greedy in the order of `shrink_trials`, each trial tried once against the smallest case so
+    far, in one pass: after a success, a scan of `shrink_trials` from the start would find every
+    earlier trial done (or no longer smaller: the inputs before it are unchanged, and the values
+    below the one taken were tried before it, smallest first), so the pass goes on from there;
+    the rest of a ladder whose value was taken is larger than it, so the pass moves to the next
+    input. (Scanning again from the start cost O(inputs) per success: 300,000 skipped trials for
+    a chain of 5 nodes of 65 fields.)"""
     best, best_outcome = dict(inputs), None
     zero = {k: zero_value(kinds[k]) for k in best if k in kinds}
     if zero != best:
@@ -135,21 +152,33 @@ def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[
         if outcome is not None:
             return zero, outcome
     done: set[tuple[str, Any]] = set()
-    progress = True
-    while progress and not out_of_budget():
-        progress = False
-        for key, value in shrink_trials(best, kinds, zero):
+
+    def attempt(key: str, value: Any) -> bool | None:
+        """True when the trial still fails (then taken), False when not, None when not tried."""
+        nonlocal best, best_outcome
+        if (key, repr(value)) in done or best.get(key) == value:
+            return None
+        done.add((key, repr(value)))
+        trial = dict(best)
+        trial[key] = value
+        outcome = still_fails(trial)
+        if outcome is None:
+            return False
+        best, best_outcome = trial, outcome
+        return True
+
+    if out_of_budget():
+        return best, best_outcome
+    for key in list(best):
+        for trial_key, value in _zero_trial(key, best[key], kinds, zero):
             if out_of_budget():
-                break
-            if (key, repr(value)) in done or best.get(key) == value:
-                continue
-            done.add((key, repr(value)))
-            trial = dict(best)
-            trial[key] = value
-            outcome = still_fails(trial)
-            if outcome is not None:
-                best, best_outcome = trial, outcome
-                progress = True
+                return best, best_outcome
+            attempt(trial_key, value)
+    for key in list(best):
+        for trial_key, value in _smaller_trials(key, best[key], kinds):
+            if out_of_budget():
+                return best, best_outcome
+            if attempt(trial_key, value):
                 break
     return best, best_outcome
 

@@ -207,3 +207,77 @@ def test_a_case_over_a_per_case_bound_keeps_its_message_not_its_frames() -> None
     assert ref() is None
     assert kept[0].__traceback__ is None and kept[0].__context__ is None
     assert "step limit" in kept[0].what and kept[0].where == "f.c:9"
+
+
+def _shrink_by_restarts(inputs, kinds, still_fails, out_of_budget):
+    """The greedy shrinking as first written: after each success, the trials again from the
+    first (what `search.shrink` does in one pass must give the same trials and the same case)."""
+    from fmtcheck.engine.inputs import zero_value
+    from fmtcheck.engine.search import shrink_trials
+
+    best, best_outcome = dict(inputs), None
+    zero = {k: zero_value(kinds[k]) for k in best if k in kinds}
+    if zero != best:
+        outcome = still_fails(zero)
+        if outcome is not None:
+            return zero, outcome
+    done: set = set()
+    progress = True
+    while progress and not out_of_budget():
+        progress = False
+        for key, value in shrink_trials(best, kinds, zero):
+            if out_of_budget():
+                break
+            if (key, repr(value)) in done or best.get(key) == value:
+                continue
+            done.add((key, repr(value)))
+            trial = dict(best)
+            trial[key] = value
+            outcome = still_fails(trial)
+            if outcome is not None:
+                best, best_outcome = trial, outcome
+                progress = True
+                break
+    return best, best_outcome
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_shrinking_in_one_pass_tries_what_restarting_tried_and_ends_on_the_same_case(seed) -> None:
+    """Random cases (numbers of either sign, strings, inputs of unknown kind) and random failure
+    rules, monotonic or not (a difference that needs two inputs equal), and a budget of trials."""
+    import random
+
+    from fmtcheck.engine.search import shrink
+
+    rng = random.Random(seed)
+    kinds, inputs = {}, {}
+    for i in range(rng.randrange(1, 12)):
+        key = f"k{i}"
+        if rng.random() < 0.2:
+            inputs[key] = bytes(rng.randrange(97, 123) for _ in range(rng.randrange(0, 6)))
+            kinds[key] = ("str", "text")
+        else:
+            inputs[key] = rng.choice([0, 1, 7, 15, 99, 1234, 10 ** 7 + 3, -5, -100]) * rng.choice([1, 1, 3])
+            if rng.random() < 0.9:
+                kinds[key] = ("int", 64, True)
+    keys = list(inputs)
+    needed = set(rng.sample(keys, rng.randrange(0, len(keys) + 1)))
+    pair = rng.sample(keys, 2) if len(keys) > 1 and rng.random() < 0.5 else None
+    limit = rng.choice([None, 3, 10])
+
+    def run(algorithm):
+        tried = []
+
+        def still_fails(trial):
+            tried.append(dict(trial))
+            fails = all(trial.get(k, 0) not in (0, b"") for k in needed)  # (the zero trial names known kinds)
+            if pair is not None:
+                fails = fails and (trial.get(pair[0]) == trial.get(pair[1]) or trial.get(pair[0]) != 0)
+            if any(isinstance(v, int) and abs(v) >= 10 ** 6 for v in trial.values()) and seed % 3 == 0:
+                fails = not fails
+            return ("outcome", len(tried)) if fails else None
+
+        result = algorithm(dict(inputs), kinds, still_fails, lambda: limit is not None and len(tried) >= limit)
+        return result, tried
+
+    assert run(shrink) == run(_shrink_by_restarts)
