@@ -8,8 +8,7 @@ import functools
 import importlib.resources
 import re
 from dataclasses import dataclass
-
-import pyparsing as pp
+from typing import TYPE_CHECKING
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.layout.gcache import cached_grammar
@@ -34,6 +33,9 @@ from fmtcheck.layout.model import (
     parse_version,
     walk_items,
 )
+
+if TYPE_CHECKING:  # pyparsing is imported where a grammar is parsed: a cached grammar needs none of it
+    import pyparsing as pp
 
 
 def _text(raw: str) -> str:
@@ -66,6 +68,8 @@ def _decode_string(raw: str) -> bytes:
 @functools.lru_cache(maxsize=1)
 def _language() -> pp.ParserElement:
     """The pyparsing grammar of .grammar files (see grammars/README.md)."""
+    import pyparsing as pp
+
     pp.ParserElement.set_default_whitespace_chars(" \t\r\n")
     string = pp.Regex(r'"(?:[^"\\\n]|\\.)*"')
     regex = pp.Regex(r"/(?:[^/\\\n]|\\.)+/")
@@ -309,6 +313,8 @@ def _default_domain(spec: Printf | Prim) -> str:
 
 def parse_grammar(text: str, name: str = "grammar") -> Grammar:
     """Parse the text of a .grammar file into a Grammar (GrammarError on a malformed file)."""
+    import pyparsing as pp
+
     try:
         meta, body = _language().parse_string(text, parse_all=True)
     except pp.ParseBaseException as err:

@@ -79,3 +79,12 @@ def test_the_facade_is_small_and_lazy():
     code = "import sys, fmtcheck; print(sorted(m for m in sys.modules if m.startswith('fmtcheck')))"
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.stdout.strip() == "['fmtcheck']", run.stdout + run.stderr
+
+
+def test_the_check_and_diff_paths_import_no_parser():
+    """A run whose grammar comes from the cache never parses one: pyparsing (50-60 ms to import,
+    more than cmp takes on 100,000 net/dev lines) stays out of the check and diff paths."""
+    code = ("import sys; import fmtcheck.cli, fmtcheck.layout.capture, fmtcheck.layout.diff; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyparsing'))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "[]", run.stdout + run.stderr
