@@ -30,6 +30,7 @@ from fmtcheck.layout.capture import grammar_for, match_capture
 from fmtcheck.layout.explain import classify, first_difference
 from fmtcheck.layout.keys import INVENTORY_BYTES, diff_columns, diff_keys, inventory_of, is_keyed
 from fmtcheck.layout.language import detect_grammar
+from fmtcheck.layout.matchstate import KeyRun, expanded_records
 from fmtcheck.layout.reader import CHUNK, MAX_LINE, open_capture, read_head
 
 MAX_KEYS_SHOWN = 5
@@ -153,16 +154,47 @@ def _signature(d: Divergence) -> tuple:
 
 def record_notes(old_records: list, new_records: list) -> list[str]:
     """Records present on one side only, by block and key (a note each way, keys abbreviated)."""
-    old_keys = dict.fromkeys(old_records)  # (block, key), in the order first seen
-    new_keys = dict.fromkeys(new_records)
+    single = _single_block_keys(old_records, new_records)
+    if single is not None:
+        block, old_flat, new_flat = single
+        if old_flat == new_flat:
+            return []
+        old_keys, new_keys = dict.fromkeys(old_flat), dict.fromkeys(new_flat)
+        shown_as = lambda key: f"{block} {_show_key((key,))}"  # noqa: E731
+    else:
+        old_keys = dict.fromkeys(expanded_records(old_records))  # (block, key), in the order first seen
+        new_keys = dict.fromkeys(expanded_records(new_records))
+        shown_as = lambda record: f"{record[0]} {_show_key(record[1])}"  # noqa: E731
     notes = []
     for label, a, b in (("only in OLD", old_keys, new_keys), ("only in NEW", new_keys, old_keys)):
         only = list(itertools.filterfalse(b.__contains__, a))
         if only:
-            shown = ", ".join(f"{blk} {_show_key(key)}" for blk, key in only[:MAX_KEYS_SHOWN])
+            shown = ", ".join(shown_as(r) for r in only[:MAX_KEYS_SHOWN])
             more = f" and {len(only) - MAX_KEYS_SHOWN} more" if len(only) > MAX_KEYS_SHOWN else ""
             notes.append(f"{len(only)} record(s) {label}: {shown}{more}")
     return notes
+
+
+def _single_block_keys(old_records: list, new_records: list) -> tuple | None:
+    """(block, OLD's keys, NEW's keys) when every record of both sides is of one block and keyed by
+    one field: then a key stands for its record ((block, (key,)) <-> key is one to one, so the
+    records first seen, and those on one side only, are the same), and the keys read in bulk
+    (`KeyRun`) are compared as they are, without a tuple per record. Else None."""
+    blocks = set()
+    flat: list[list] = [[], []]
+    for side, records in enumerate((old_records, new_records)):
+        for r in records:
+            if isinstance(r, KeyRun):
+                blocks.add(r.block)
+                flat[side] += r.keys
+            elif len(r[1]) == 1:
+                blocks.add(r[0])
+                flat[side].append(r[1][0])
+            else:
+                return None
+            if len(blocks) > 1:
+                return None
+    return (blocks.pop(), flat[0], flat[1]) if blocks else None
 
 
 def _show_key(key: tuple) -> str:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from fmtcheck.layout.model import (
     Grammar,
@@ -47,8 +49,27 @@ class Trial:
     truncated: int
 
 
-RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes. A
-# plain tuple, so that records matched in bulk are collected by zip at C speed (100,000 net/dev rows)
+RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes
+
+
+@dataclass
+class KeyRun:
+    """Records of one block matched in bulk, whose key is one field: BLOCK and the keys' texts in
+    order, standing for the RecordSeen (BLOCK, (key,)) of each. One list from one findall per
+    window, not a tuple per record (100,000 net/dev rows), and two runs that agree compare as
+    two lists (`diff.record_notes`)."""
+
+    block: str
+    keys: list
+
+
+def expanded_records(records: list) -> Iterator[RecordSeen]:
+    """Each record as (block, key tuple), a KeyRun's one by one."""
+    for r in records:
+        if isinstance(r, KeyRun):
+            yield from zip(itertools.repeat(r.block), zip(r.keys))
+        else:
+            yield r
 
 
 @dataclass

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 
 from fmtcheck.layout import dfa, reader
@@ -17,7 +16,7 @@ from fmtcheck.layout.lookahead import (
     leading_keys,
     line_params,
 )
-from fmtcheck.layout.matchstate import State
+from fmtcheck.layout.matchstate import KeyRun, State
 from fmtcheck.layout.model import (
     Choice,
     Line,
@@ -202,7 +201,7 @@ class RecordMatcher:
     def note_lines(self, node: Records, buf: bytes, start: int, end: int, stop_byte: int) -> None:
         """Collect the one-line records of buf[start:end], keyed by the text before STOP_BYTE."""
         keys = leading_keys(stop_byte).findall(buf, start, end)  # every line has STOP_BYTE (it matched)
-        self.records.extend(zip(itertools.repeat(node.name), zip(keys)))
+        self.records.append(KeyRun(node.name, keys))
 
     def dfa_lines(self, comp: Compiled, st: State, top: bool, node: Records) -> tuple[bool, bool]:
         """Match one-line records by the DFA (`dfa`), a window of whole lines per call, while

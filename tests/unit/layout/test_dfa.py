@@ -127,6 +127,7 @@ def test_records_collected_by_the_dfa_are_the_ones_python_collects(monkeypatch):
     """diff collects every record with its key: the DFA reads the key before the ':' of a row."""
     from fmtcheck.layout.capture import match_bytes
     from fmtcheck.layout.language import load_grammar
+    from fmtcheck.layout.matchstate import KeyRun, expanded_records
 
     g = load_grammar("net_dev")
     data = _netdev(400, 200, ROW.replace(b"    e5:", b"  eth0:"))
@@ -134,7 +135,9 @@ def test_records_collected_by_the_dfa_are_the_ones_python_collects(monkeypatch):
     with_dfa = match_bytes(data, g, collect=True)
     monkeypatch.setattr(records, "DFA_MIN_BYTES", 1 << 62)
     without = match_bytes(data, g, collect=True)
-    assert with_dfa.records == without.records and len(without.records) == 400
+    collected = list(expanded_records(with_dfa.records))
+    assert collected == list(expanded_records(without.records)) and len(collected) == 400
+    assert any(isinstance(r, KeyRun) for r in with_dfa.records)  # the rows the DFA matched: keys in bulk
     assert with_dfa.divergences == without.divergences == []
 
 

@@ -86,3 +86,52 @@ def test_token_diff_without_grammar(tmp_path):
 def test_diff_bad_input(tmp_path, capsys):
     assert main(["diff", str(tmp_path / "nope"), str(tmp_path / "nope2")]) == 2
     assert capsys.readouterr().err.startswith("fmtcheck: error: ")
+
+
+def _notes_one_by_one(old, new):
+    """record_notes as specified: (block, key) of each record, in the order first seen."""
+    import itertools
+
+    from fmtcheck.layout.diff import MAX_KEYS_SHOWN, _show_key
+
+    a, b = dict.fromkeys(old), dict.fromkeys(new)
+    notes = []
+    for label, x, y in (("only in OLD", a, b), ("only in NEW", b, a)):
+        only = list(itertools.filterfalse(y.__contains__, x))
+        if only:
+            more = f" and {len(only) - MAX_KEYS_SHOWN} more" if len(only) > MAX_KEYS_SHOWN else ""
+            shown = ", ".join(f"{blk} {_show_key(key)}" for blk, key in only[:MAX_KEYS_SHOWN])
+            notes.append(f"{len(only)} record(s) {label}: {shown}{more}")
+    return notes
+
+
+@pytest.mark.parametrize("old, new", [
+    ([("dev", (b"lo",)), ("dev", (b"eth0",))], [("dev", (b"lo",)), ("dev", (b"eth0",))]),
+    ([("dev", (b"lo",)), ("dev", (b"eth0",)), ("dev", (b"lo",)), ("dev", (b"eth0",))],
+     [("dev", (b"eth1",)), ("dev", (b"lo",))]),
+    ([("dev", (b"v%d" % i,)) for i in range(9)], [("dev", (b"v%d" % i,)) for i in range(3, 20)]),
+    ([("dev", (b"a",)), ("dev", (b"b", b"1"))], [("dev", (b"b", b"1"))]),  # a key of two fields
+    ([("dev", (b"a",)), ("vma", (b"a",))], [("vma", (b"a",))]),  # two blocks, one key text
+    ([], [("dev", (b"a",))]),
+])
+def test_record_notes_of_keys_read_in_bulk_are_those_of_the_records_one_by_one(old, new):
+    """Keys collected in bulk (KeyRun: one list per window) give the notes the records one by one
+    give, whether compared as keys (one block, one-field keys) or as (block, key) records."""
+    from fmtcheck.layout.diff import record_notes
+    from fmtcheck.layout.matchstate import KeyRun
+
+    def in_bulk(records):  # the same records, the one-field keys of a block as runs of two
+        out = []
+        for i, (blk, key) in enumerate(records):
+            if len(key) == 1 and i % 3:
+                if out and isinstance(out[-1], KeyRun) and out[-1].block == blk and len(out[-1].keys) < 2:
+                    out[-1].keys.append(key[0])
+                else:
+                    out.append(KeyRun(blk, [key[0]]))
+            else:
+                out.append((blk, key))
+        return out
+
+    expected = _notes_one_by_one(old, new)
+    assert record_notes(old, new) == expected
+    assert record_notes(in_bulk(old), in_bulk(new)) == expected
