@@ -66,6 +66,8 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         self.params_decl = set(grammar.params)
         self.truncated = 0
         self.line_roles: dict[int, str] = {}
+        self.half = None  # a child matching the second half's records (`halves`), while it runs
+        self.half_tried = False
 
     # -- driver -------------------------------------------------------------------------------------
 
@@ -80,6 +82,8 @@ class Matcher(RecordMatcher, ChoiceMatcher):
             return MatchOutcome(self.g, self.divs, [note], self.records, dict(self.initial_variants), self.cost,
                                 self.truncated, 1, self.line_roles, alternatives=[],
                                 params=dict(self.initial_params), cost=self.cost)
+        finally:
+            self.drop_half()
 
     def _run(self) -> MatchOutcome:
         st = State(params=dict(self.initial_params), variants=dict(self.initial_variants))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import BinaryIO
 
 from fmtcheck.common.errors import InputError
@@ -34,14 +35,14 @@ def read_head(path: str) -> bytes:
 class Reader:
     """A sliding window over a file: positions are absolute, bytes before `keep` may be dropped."""
 
-    def __init__(self, f: BinaryIO, where: str) -> None:
+    def __init__(self, f: BinaryIO, where: str, start: int = 0) -> None:
         self.f = f
         self.where = where
         self.buf = b""
-        self.base = 0
+        self.base = start  # the position of F's next byte (0 unless F starts inside the file)
         self.eof = False
-        self.keep = 0
-        self._scan = 0  # where the last newline search stopped
+        self.keep = start
+        self._scan = start  # where the last newline search stopped
 
     @property
     def end(self) -> int:
@@ -84,6 +85,15 @@ class Reader:
         nl = self.buf.find(b"\n", rel)
         if (nl if nl >= 0 else len(self.buf)) - rel > MAX_LINE:
             raise InputError(self.where, f"a line longer than {MAX_LINE >> 20} MiB")
+
+    def skip_to(self, pos: int) -> None:
+        """Go on reading at POS, beyond the window, without reading what lies between (one seek:
+        only for a regular file read by an InputStream, see `halves.can_split`)."""
+        if pos <= self.end:  # within the window (a small file may be in it whole)
+            self.keep = pos
+            return
+        os.lseek(self.f.fd, pos, os.SEEK_SET)
+        self.buf, self.base, self.keep, self._scan, self.eof = b"", pos, pos, pos, False
 
     def ensure(self, pos: int, n: int) -> None:
         while not self.eof and self.end < pos + n:

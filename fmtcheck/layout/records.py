@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from fmtcheck.layout import dfa, reader
+from fmtcheck.layout import dfa, halves, reader
 from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
 from fmtcheck.layout.lookahead import (
     as_key,
@@ -129,7 +129,7 @@ class RecordMatcher:
         if keys is None and not checks:
             bulk = self.bulk_regex(comp)
             if bulk is not None:
-                return self.bulk_records(bulk, st, top)
+                return self.bulk_records(bulk, st, top, comp)
         match = comp.regex.match
 
         def one_call_each(buf: bytes, rel: int, limit: int) -> tuple[int, bool]:
@@ -237,7 +237,7 @@ class RecordMatcher:
                 return matched, end < stop
             r.ensure(st.pos, r.end - st.pos + 1)  # every whole line matched: one more chunk
 
-    def bulk_records(self, bulk: re.Pattern, st: State, top: bool) -> bool:
+    def bulk_records(self, bulk: re.Pattern, st: State, top: bool, comp: Compiled | None = None) -> bool:
         """fast_records when nothing is checked or collected per record: the repeated regex alone,
         so that the record's own regex is never compiled (a 16 kB smaps record takes 30-40 ms).
 
@@ -249,7 +249,13 @@ class RecordMatcher:
         record does not match with MARGIN bytes in view: the records stop there, as one call per
         record would stop. When they run past LIMIT, the window is read on and they are matched
         again from that start, which the loop one call per record would reach after its records
-        ending by LIMIT: the same records and the same stop, found a little later."""
+        ending by LIMIT: the same records and the same stop, found a little later. A large capture's
+        second half may be matched by a child meanwhile (`second_half_records`)."""
+        start_pos = st.pos
+        if top and comp is not None:
+            met = self.second_half_records(bulk, st, comp)
+            if met is not None:
+                return met
 
         def repeated(buf: bytes, start: int, limit: int) -> tuple[int, bool]:
             rel = self.bulk_skip(bulk, buf, start, limit) if start < limit else start
@@ -259,7 +265,64 @@ class RecordMatcher:
                 return rel, True  # records beyond LIMIT: matched again once the window holds more
             return end, False
 
-        return self.over_windows(st, top, repeated)
+        return self.over_windows(st, top, repeated) or st.pos != start_pos
+
+    def second_half_records(self, bulk: re.Pattern, st: State, comp: Compiled) -> bool | None:
+        """Records matched in bulk up to where a child's (`halves`) meet them: True when they met,
+        st then at the child's stop; None when there is no child for these records or they did
+        not meet (the caller matches on from st, which may have moved to a record start)."""
+        half = self.half
+        if half is None:
+            middle = None if self.half_tried else halves.can_split(self.r.f, st.pos)
+            self.half_tried = True
+            if middle is None:
+                return None
+            where = self.r.where
+            half = self.half = halves.SecondHalf.start(
+                self.r.f, middle, comp.pattern, lambda f, mid: second_half(where, f, mid, comp.regex, bulk))
+            if half is None:
+                return None
+        if half.pattern != comp.pattern:
+            return None  # other records (another binding): the child's may come later
+        if st.pos >= half.meet:
+            self.drop_half()
+            return None
+        if not self.over_windows_to(bulk, st, half.meet):
+            return None  # the records stopped before MEET: the child's may still be met later
+        self.half = None
+        res = half.result()
+        if res is None or st.pos not in res.starts:
+            return None
+        st.line += res.stop_line - res.starts[st.pos]
+        self.r.skip_to(res.stop)
+        st.pos = res.stop
+        return True
+
+    def over_windows_to(self, bulk: re.Pattern, st: State, meet: int) -> bool:
+        """Match in bulk from st.pos and stop at the last record start before MEET (True), or where
+        the records stop before it (False): `bulk_records` with the view cut at MEET as well."""
+        reached = False
+
+        def upto(buf: bytes, start: int, limit: int) -> tuple[int, bool]:
+            nonlocal reached
+            cut = min(limit, meet - self.r.base)
+            rel = self.bulk_skip(bulk, buf, start, cut) if start < cut else start
+            m = bulk.match(buf, rel)
+            end = rel if m is None else m.end()
+            if end <= cut:
+                return end, False  # the records stop before MEET (or read on, as bulk_records does)
+            if cut < limit:
+                reached = True  # REL: the last record start before MEET
+                return rel, False
+            return rel, True
+
+        self.over_windows(st, True, upto)
+        return reached
+
+    def drop_half(self) -> None:
+        if self.half is not None:
+            self.half.cancel()
+            self.half = None
 
     def bulk_regex(self, comp: Compiled) -> re.Pattern | None:
         """The record's regex repeated: one call matches every record of a window back to back
@@ -342,3 +405,67 @@ class RecordMatcher:
         if any(p is None for p in patterns):
             return None
         return "".join(f"(?={p})" for p in patterns[:-1]) + patterns[-1]
+
+
+class HalfMatcher(RecordMatcher):
+    """The child's side of `halves`: the same window loops on a reader of its own."""
+
+    def __init__(self, r: reader.Reader) -> None:
+        self.r = r
+        self.half = None
+        self.half_tried = True  # a child forks no other
+
+    def first_start(self, middle: int, regex: re.Pattern) -> int | None:
+        """The first line start at or after MIDDLE where the record regex matches."""
+        r = self.r
+        r.ensure_line(middle - 1)
+        nl = r.buf.find(b"\n", middle - 1 - r.base)
+        if nl < 0:
+            return None
+        pos = r.base + nl + 1
+        for _ in range(halves.SEARCH_LINES):
+            r.keep = pos
+            if r.at_eof(pos):
+                return None
+            text, has_nl = r.line_at(pos)
+            if regex.match(r.buf, pos - r.base):
+                return pos
+            if not has_nl:
+                return None
+            pos += len(text) + 1
+        return None
+
+    def listed_starts(self, regex: re.Pattern, st: State, until: int) -> dict:
+        """Record starts from st.pos, one regex call each, up to UNTIL: start -> lines before it."""
+        starts = {st.pos: st.line}
+
+        def one_each(buf: bytes, rel: int, limit: int) -> tuple[int, bool]:
+            line, base = st.line, self.r.base
+            while base + rel < until:
+                m = regex.match(buf, rel)
+                if m is None or m.end() == rel:
+                    return rel, m is None and rel > limit
+                end = m.end()
+                if end > limit:
+                    return rel, True
+                line += buf.count(b"\n", rel, end)
+                rel = end
+                starts[base + rel] = line
+            return rel, False
+
+        self.over_windows(st, True, one_each)
+        return starts
+
+
+def second_half(where: str, f: halves.PreadFile, middle: int, regex: re.Pattern,
+                bulk: re.Pattern) -> halves.HalfResult | None:
+    """In the child: from the first record start after MIDDLE, the starts within SPAN bytes, then
+    the records in bulk to where they stop (the parent's own loops, on F read from MIDDLE - 1)."""
+    half = HalfMatcher(reader.Reader(f, where, start=middle - 1))
+    first = half.first_start(middle, regex)
+    if first is None:
+        return None
+    st = State(pos=first, line=0)
+    starts = half.listed_starts(regex, st, middle + halves.SPAN)
+    half.bulk_records(bulk, st, True)
+    return halves.HalfResult(starts, st.pos, st.line)

@@ -1,0 +1,107 @@
+"""A large capture's second half matched by a child (fmtcheck.layout.halves): the same results."""
+
+from __future__ import annotations
+
+import pytest
+
+from _paths import FIXTURES
+from fmtcheck.common.options import Options
+from fmtcheck.layout import halves, reader, records
+from fmtcheck.layout.capture import check_captures
+
+SMAPS = (FIXTURES / "captures" / "smaps_small").read_bytes()
+
+
+def _result(path) -> tuple:
+    r = check_captures([str(path)], Options()).results[0]
+    return r.verdict, r.cases, [(d.line, d.column, d.kind, d.actual, d.expected, d.note) for d in r.divergences], r.notes
+
+
+@pytest.fixture
+def split(monkeypatch):
+    """Halves on small captures (any size, a 4 kB span, 3 kB windows), and the records' meetings
+    counted: a list of True (met) / None (not met) per meeting point reached."""
+    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(halves, "SPAN", 4000)
+    monkeypatch.setattr(halves, "MEET", 2000)
+    monkeypatch.setattr(halves, "forkable", lambda: True)  # pytest-xdist workers run a thread
+    monkeypatch.setattr(reader, "CHUNK", 3000)
+    monkeypatch.setattr(reader, "MARGIN", 900)
+    monkeypatch.setattr(records, "DFA_MIN_BYTES", 2000)  # its look ahead would read a small capture whole
+    meetings = []
+    plain = records.RecordMatcher.second_half_records
+
+    def counted(self, bulk, st, comp):
+        child = self.half is not None or not self.half_tried  # there is one, or one may start
+        out = plain(self, bulk, st, comp)
+        if child and self.half is None and self.half_tried:
+            meetings.append(out)
+        return out
+
+    monkeypatch.setattr(records.RecordMatcher, "second_half_records", counted)
+    return meetings
+
+
+def _alone(monkeypatch, path) -> tuple:
+    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1 << 62)
+    return _result(path)
+
+
+def test_a_conforming_capture_is_met_half_way(split, monkeypatch, tmp_path):
+    skips = []
+    plain = reader.Reader.skip_to
+
+    def seen(self, pos):
+        skips.append(pos > self.end)
+        plain(self, pos)
+
+    monkeypatch.setattr(reader.Reader, "skip_to", seen)
+    path = tmp_path / "smaps"
+    path.write_bytes(SMAPS * 40)
+    got = _result(path)
+    assert True in split and skips == [True]  # the child's records were taken, unread by the parent
+    assert got == _alone(monkeypatch, path)
+    assert got[:3] == ("equivalent", 2000, [])
+
+
+@pytest.mark.parametrize("where", [0.05, 0.3, 0.49, 0.5, 0.51, 0.52, 0.7, 0.99])
+@pytest.mark.parametrize("change", [(b"Rss:            ", b"Rss:           \t"), (b" kB\n", b"  kB\n"),
+                                    (b"VmFlags:", b"VmFlagz:"), (b"\n", b"\n\n")])
+def test_a_divergence_anywhere_is_reported_as_one_process_reports_it(split, monkeypatch, tmp_path, where, change):
+    data = SMAPS * 40
+    at = data.find(change[0], int(len(data) * where))
+    at = at if at >= 0 else data.rfind(change[0])
+    path = tmp_path / "smaps"
+    path.write_bytes(data[:at] + change[1] + data[at + len(change[0]):])
+    got = _result(path)
+    assert got == _alone(monkeypatch, path)
+    assert got[0] == "divergent"
+
+
+def test_records_that_stop_before_the_middle_and_go_on_still_meet(split, monkeypatch, tmp_path):
+    data = SMAPS * 40
+    at = data.find(b"Rss:", len(data) // 10)
+    path = tmp_path / "smaps"
+    path.write_bytes(data[:at] + b"Rss:  " + data[at + 6:])
+    got = _result(path)
+    assert True in split
+    assert got == _alone(monkeypatch, path)
+
+
+def test_a_middle_without_any_record_start_leaves_the_parent_alone(split, monkeypatch, tmp_path):
+    path = tmp_path / "smaps"
+    monkeypatch.setattr(halves, "SEARCH_LINES", 1)  # the child gives up unless the middle line starts a record
+    path.write_bytes(SMAPS * 40)
+    got = _result(path)
+    assert got == _alone(monkeypatch, path) and got[0] == "equivalent"
+
+
+def test_a_child_that_fails_changes_nothing(split, monkeypatch, tmp_path):
+    def broken(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(records, "second_half", broken)
+    path = tmp_path / "smaps"
+    path.write_bytes(SMAPS * 40)
+    assert _result(path) == _alone(monkeypatch, path)
+    assert None in split and True not in split
