@@ -1,7 +1,9 @@
 """The loops whose count is an input that the proof can align by induction.
 
 - a counted loop, `for (i = 0; i < E; i++)`: the count is E (an input), the iteration's inputs are
-  indexed by the counter (`s->v[i]`);
+  indexed by the counter (`s->v[i]`); also from any start and up to an inclusive bound,
+  `for (i = A; i <= E; i++)` (the kernel's `for (g = ns->level; g <= pid->level; g++)`), whose
+  count follows from A and E;
 - a pointer-chain walk, `for (p = X; p; p = p->next)`: the count is the chain's length (an input),
   the iteration's inputs are the members of the node (`p->name`); `while (p) { ...; p = p->next; }`
   is the same walk when nothing in its body skips the advance.
@@ -30,6 +32,7 @@ _PURE = frozenset({
 class Counted:
     counter: str
     bound: object  # the tree-sitter node of E
+    inclusive: bool = False  # `i <= E` (or `E >= i`) rather than `i < E`
 
 
 @dataclass(frozen=True)
@@ -112,26 +115,28 @@ def _increments(update, name: str) -> bool:
 
 
 def counted(init, cond, update) -> Counted | None:
-    """`for (i = 0; i < E; i++)` (or `E > i`) with E free of i and of effects."""
+    """`for (i = A; i < E; i++)` or `i <= E` (or `E > i`, `E >= i`), with A and E free of i and
+    of effects (A is what the counter holds when the loop starts: `fmtcheck.c.rows.counted_loop`
+    reads it then)."""
     start = _initialised(init)
     cond = _strip(cond)
     if start is None or cond is None or cond.type != "binary_expression":
         return None
     name, value = start
     value = _strip(value)
-    if value is None or value.type != "number_literal" or _text(value) not in ("0", "0U", "0u", "0UL", "0ul"):
+    if value is None or _mentions(value, name) or not _pure(value):
         return None
     op = _text(cond.child_by_field_name("operator"))
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if op == "<" and _is_name(left, name):
+    if op in ("<", "<=") and _is_name(left, name):
         bound = right
-    elif op == ">" and _is_name(right, name):
+    elif op in (">", ">=") and _is_name(right, name):
         bound = left
     else:
         return None
     if _mentions(bound, name) or not _pure(bound) or not _increments(update, name):
         return None
-    return Counted(name, bound)
+    return Counted(name, bound, op in ("<=", ">="))
 
 
 def chain(init, cond, update) -> Chain | None:

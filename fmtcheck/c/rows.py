@@ -108,21 +108,26 @@ def _one_iteration(f: Frame, loop_key: str, body: Callable, setter, per_cpu: boo
 ORDINARY = object()  # counted_loop / chain_loop: not a loop over an input here, run it as C does
 
 
-def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Callable, step: Callable) -> Any:
-    """`for (i = 0; i < E; i++)` with E an input, traced by induction: the count is E (named by its
-    tree and by the types the comparison and the counter have, so that two loops align only when
-    they iterate equally often for every input), iteration k has i = k (the placeholder), and the
-    elements it reads are indexed by it (`s->v[#0]`). The body may not assign the counter nor
-    change what E reads (checked after each traced iteration)."""
-    if type(f.vars.get(counter)) is not int or f.vars[counter] != 0:
+def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Callable, step: Callable,
+                 inclusive: bool = False) -> Any:
+    """`for (i = A; i < E; i++)` (or `i <= E`) with A or E an input, traced by induction: the
+    count follows from A, E, the comparison and the types (the loop is named by all of them, so
+    that two loops align only when they iterate equally often for every input), iteration k has
+    i = the placeholder (a value of the counter's type the proof knows nothing more of: what holds
+    for every value holds for A + k), and the elements it reads are indexed by it (`s->v[#0]`).
+    The body may not assign the counter nor change what E reads (checked after each traced
+    iteration)."""
+    start = f.vars.get(counter)
+    if not (type(start) is int or (isinstance(start, Sym) and not isinstance(start, symbolic.Poison))):
         return ORDINARY
     limit = as_int(bound.fn(f), f, bound.type, bound.text)
-    if not isinstance(limit, Sym):
+    if not isinstance(limit, Sym) and not isinstance(start, Sym):
         return ORDINARY
+    if not isinstance(limit, Sym):
+        limit = Sym(("k", limit), bound.type[1], bound.type[2])
     compared = usual(counter_type, ("int", limit.bits, limit.signed))
     # the counter's name is not part of the key: renaming it changes nothing the loop prints
-    loop_key = (f"for(< {symbolic.render_tree(limit.tree)})"
-                f"[{type_name(counter_type)},{type_name(compared)},{limit.tree!r}]")
+    loop_key = _counted_key(start, limit, inclusive, counter_type, compared)
     if f.ctx.inputs.loop_count(loop_key) is not symbolic.SYMBOLIC_LOOP:
         raise NotProvable(f"the number of iterations of {loop_key} is an input")
 
@@ -138,6 +143,18 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
 
     count = (limit.tree, ("int", limit.bits, limit.signed), counter_type, compared)
     return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged, count)
+
+
+def _counted_key(start: Any, limit: Sym, inclusive: bool, counter_type: tuple, compared: tuple) -> str:
+    """A counted loop's name: what its count is a function of. `for (i = 0; i < E; i++)` keeps
+    the short name it always had; another start or `<=` adds the start's tree and the operator."""
+    types = f"{type_name(counter_type)},{type_name(compared)}"
+    if type(start) is int and start == 0 and not inclusive:
+        return f"for(< {symbolic.render_tree(limit.tree)})[{types},{limit.tree!r}]"
+    first = start.tree if isinstance(start, Sym) else ("k", start)
+    op = "<=" if inclusive else "<"
+    return (f"for({symbolic.render_tree(first)} {op} {symbolic.render_tree(limit.tree)})"
+            f"[{types},{first!r},{limit.tree!r}]")
 
 
 def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callable) -> Any:

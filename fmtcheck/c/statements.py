@@ -509,7 +509,8 @@ def induction_of(compiler, node, body, scope, step):
             def precheck(f: Frame) -> None:
                 if all(isinstance(f.vars.get(name), Free) for name in names - {counter}):
                     past_the_step_bound(f, counter, counter_type, bound, where)
-        return (lambda f: counted_loop(f, counter, counter_type, bound, body, step)), precheck
+        inclusive = shape.inclusive
+        return (lambda f: counted_loop(f, counter, counter_type, bound, body, step, inclusive)), precheck
     walk = loopshapes.chain(init_node, cond_node, update_node)
     if walk is not None and walk.cursor in scope:
         return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step)), _no_precheck

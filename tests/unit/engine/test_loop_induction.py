@@ -98,6 +98,28 @@ def test_what_the_induction_rule_ignores_is_never_proven(name):
     assert proof(*NOT_PROVEN[name])[0] is False
 
 
+FROM = "\tfor (i = s->first; i <= s->last; i++)\n"
+
+
+def test_a_loop_from_an_input_start_to_an_inclusive_bound_is_proven():
+    """`for (g = ns->level; g <= pid->level; g++)` (/proc/PID/status NSpid): the count follows
+    from the start and the bound; a renamed counter and a split print still align."""
+    old = show(FROM + PRINT)
+    new = show("\tint k;\n\n" + "\tfor (k = s->first; k <= s->last; k++)\n"
+               + '\t\tseq_put_decimal_ull(m, " ", s->v[k]);\n')
+    assert proof(old, new) == (True, None)
+
+
+@pytest.mark.parametrize("other", [
+    FROM.replace("s->first;", "s->first + 1;"),  # another start
+    FROM.replace("<=", "<"),  # one iteration fewer
+    FROM.replace("s->last", "s->n"),  # another bound
+    "\tfor (i = 0; i <= s->last; i++)\n",  # a start of 0 is still another start
+], ids=["start", "exclusive", "bound", "zero start"])
+def test_a_loop_from_another_start_or_to_another_bound_does_not_align(other):
+    assert proof(show(FROM + PRINT), show(other + PRINT))[0] is False
+
+
 def test_a_counter_of_another_type_does_not_align():
     """`unsigned j < s->n` and `int i < s->n` iterate differently for a negative n."""
     old = show(COUNTED + PRINT)
