@@ -56,6 +56,40 @@ def object_is_const(decl, declarator) -> bool:
     return any(c.type == "type_qualifier" and c.text == b"const" for c in holder.children)
 
 
+def static_state_key(decl, declarator) -> str | None:
+    """For a `static` local whose value the function changes (it assigns it, increments it or
+    takes its address; `static int prec;` in show_interrupts, set when the first row prints):
+    the name of its value at entry, the state earlier calls left, an input shared by both sides.
+    It is named by the function and its place among the function's static locals, not by its
+    name (a renamed local is the same state). None for any other declaration: an automatic or
+    const object, or a static the function only reads, which holds its initializer."""
+    if not any(c.type == "storage_class_specifier" and c.text == b"static" for c in decl.children):
+        return None
+    name = declarator_name(declarator)
+    if name is None or object_is_const(decl, declarator) or declarator.type == "array_declarator":
+        return None
+    function = decl.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None or not _changed_in(function, name):
+        return None
+    statics = [declarator_name(d) for n in cfront.walk(function) if n.type == "declaration"
+               and any(c.type == "storage_class_specifier" and c.text == b"static" for c in n.children)
+               for d in n.children_by_field_name("declarator")]
+    fname = declarator_name(function.child_by_field_name("declarator"))
+    return f"{fname}:static{statics.index(name)}" if name in statics else None
+
+
+def _changed_in(function, name: str) -> bool:
+    for n in cfront.walk(function):
+        target = (n.child_by_field_name("left") if n.type == "assignment_expression"
+                  else n.child_by_field_name("argument") if n.type == "update_expression"
+                  or (n.type == "pointer_expression" and n.child_by_field_name("operator").type == "&") else None)
+        if target is not None and target.type == "identifier" and target.text.decode("latin-1") == name:
+            return True
+    return False
+
+
 def callee(call) -> str | None:
     fnode = call.child_by_field_name("function")
     return fnode.text.decode("latin-1") if fnode is not None and fnode.type == "identifier" else None

@@ -554,9 +554,29 @@ class ConcreteOutput:
 # symbolic trace
 
 
+def _star(value: Any) -> tuple | None:
+    """A `*` width or precision as vsprintf reads it (an int), as a tree."""
+    if value is None:
+        return None
+    return sym_wrap(value, 32, True).tree if isinstance(value, Sym) else ("k", conv(value, ("int", 32, True)))
+
+
+def _starred_int_field(conversion: str, flags: int, width: Any, precision: Any, value: Any, bits: int, signed: bool):
+    """`%*d` with a width (or precision) over the inputs (`seq_printf(p, "%*d: ", prec, i)`): the
+    field keeps the width's tree, and only the normalisations that hold for every width (a `-`
+    drops `0`, `u`/`x` ignore `+` and space). Two such fields are equal when they are the same
+    conversion of the same value at the same width: the same bytes for every input."""
+    if conversion in "uoxX":
+        flags &= ~(vsprintf.PLUS | vsprintf.SPACE)
+    if flags & vsprintf.LEFT:
+        flags &= ~vsprintf.ZEROPAD
+    tree = sym_wrap(value, bits, signed).tree if isinstance(value, Sym) else ("k", conv(value, ("int", bits, signed)))
+    return ("int*", "d" if conversion in "di" else conversion, flags, _star(width), _star(precision), tree)
+
+
 def _norm_int_field(conversion: str, flags: int, width: Any, precision: Any, value: Any, bits: int, signed: bool):
     if isinstance(width, Sym) or isinstance(precision, Sym):
-        raise NotProvable("a width or precision depends on an input")
+        return _starred_int_field(conversion, flags, width, precision, value, bits, signed)
     if width is not None and width < 0:
         flags |= vsprintf.LEFT
         width = -width
@@ -695,6 +715,11 @@ class TraceOutput:
             if d.conversion in "diuoxX":
                 bits = d.bits if d.bits >= 8 else 32
                 self._field(_norm_int_field(d.conversion, d.flags, w, p, v, bits, d.conversion in "di"))
+            elif d.conversion == "s" and isinstance(w, Sym) and not isinstance(p, Sym) \
+                    and isinstance(v, (SymStr, bytes, bytearray)):
+                # `" %*s", prec, ""`: the string (an input or literal bytes) at the width's tree
+                text = ("sym", v.key) if isinstance(v, SymStr) else ("lit", bytes(v))
+                self._field(("str*", text, p, d.flags & vsprintf.LEFT, _star(w)))
             elif d.conversion == "s" and isinstance(v, SymStr):
                 if isinstance(w, Sym) or isinstance(p, Sym):
                     raise NotProvable("a string width depends on an input")

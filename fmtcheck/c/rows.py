@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c import symbolic
+from fmtcheck.c import folds, symbolic
 from fmtcheck.c.arith import as_int, branch
 from fmtcheck.c.types import conv, usual
 from fmtcheck.c.values import MAX_STEPS
@@ -49,6 +49,8 @@ def merge(before: dict, a: dict, b: dict, c: Sym, site: tuple, where: str) -> di
         x, y = a.get(name), b.get(name)
         if symbolic.same_value(x, y):
             merged[name] = x
+        elif isinstance(x, symbolic.Poison) or isinstance(y, symbolic.Poison):
+            merged[name] = symbolic.Poison()  # a loop's leftover on one way: unreadable after either
         elif (type(x) is int or isinstance(x, Sym)) and (type(y) is int or isinstance(y, Sym)):
             merged[name] = symbolic.choose(c, x, y)
         else:
@@ -58,11 +60,13 @@ def merge(before: dict, a: dict, b: dict, c: Sym, site: tuple, where: str) -> di
 
 def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str | None,
                    per_cpu: bool, step: Callable, invariant: Callable | None = None,
-                   count: tuple | None = None) -> Any:
+                   count: tuple | None = None, types: dict | None = None) -> Any:
     """A loop whose count is an input, traced once for a placeholder iteration: the trace is the
     proof's induction step. Variables the body assigns (an inner loop's iterator, a temporary
     declared before the loop) are unreadable in a second run of the body, which shows that no
-    iteration reads what the one before left; after the loop they stay unreadable."""
+    iteration reads what the one before left; after the loop they stay unreadable. One integer
+    variable the body accumulates (TYPES: the declared types of the variables) holds the loop's
+    fold after it (`fmtcheck.c.folds`)."""
     ctx = f.ctx
     if getattr(ctx.out, "begin_arm", None) is None:
         raise NotProvable(f"the number of iterations of {loop_key} is an input")
@@ -72,12 +76,21 @@ def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str
         invariant(f)
     changed = [name for name, value in before.items()
                if name != iterator and not symbolic.same_value(value, f.vars.get(name))]
-    if changed:
-        for name in changed:
-            f.vars[name] = symbolic.Poison()
-        _one_iteration(f, loop_key, body, setter, per_cpu, step)
+    def again() -> list:
+        printed = _one_iteration(f, loop_key, body, setter, per_cpu, step)
         if invariant is not None:
             invariant(f)
+        return printed
+
+    if len(changed) == 1 and types is not None and folds.fold(
+            f, changed[0], before[changed[0]], types.get(changed[0]), loop_key, again,
+            lambda: [other for other, value in before.items() if other not in (changed[0], iterator)
+                     and not symbolic.same_value(value, f.vars.get(other))]):
+        pass  # the one variable the body accumulates holds the loop's fold
+    elif changed:
+        for name in changed:
+            f.vars[name] = symbolic.Poison()
+        again()
         for name in changed:
             f.vars[name] = symbolic.Poison()
     if iterator is not None:
@@ -109,7 +122,7 @@ ORDINARY = object()  # counted_loop / chain_loop: not a loop over an input here,
 
 
 def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Callable, step: Callable,
-                 inclusive: bool = False) -> Any:
+                 inclusive: bool = False, types: dict | None = None) -> Any:
     """`for (i = A; i < E; i++)` (or `i <= E`) with A or E an input, traced by induction: the
     count follows from A, E, the comparison and the types (the loop is named by all of them, so
     that two loops align only when they iterate equally often for every input), iteration k has
@@ -142,7 +155,10 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
             raise NotProvable(f"the body of {loop_key} changes its bound")
 
     count = (limit.tree, ("int", limit.bits, limit.signed), counter_type, compared)
-    return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged, count)
+    if not (type(start) is int and start == 0 and not inclusive):
+        # the start and the operator too: the fast path renders only `for (i = 0; i < E; i++)`
+        count += (start.tree if isinstance(start, Sym) else ("k", start), inclusive)
+    return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged, count, types)
 
 
 def _counted_key(start: Any, limit: Sym, inclusive: bool, counter_type: tuple, compared: tuple) -> str:
@@ -157,7 +173,8 @@ def _counted_key(start: Any, limit: Sym, inclusive: bool, counter_type: tuple, c
             f"[{types},{first!r},{limit.tree!r}]")
 
 
-def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callable) -> Any:
+def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callable,
+               types: dict | None = None) -> Any:
     """`for (p = X; p; p = p->next)` over the caller's data, traced by induction: the count is the
     chain's length (an input of its own), iteration k has p = the k-th node (`chain(X->next)[#0]`),
     whose members are its inputs. The body may not assign the cursor."""
@@ -177,7 +194,8 @@ def chain_loop(f: Frame, cursor: str, member: str, body: Callable, step: Callabl
         if not (isinstance(value, Free) and value.key == expected):
             raise NotProvable(f"the body of {loop_key} assigns its cursor {cursor}")
 
-    return symbolic_loop(f, loop_key, body, set_cursor, cursor, False, step, unchanged, ("chain", head.key, member))
+    return symbolic_loop(f, loop_key, body, set_cursor, cursor, False, step, unchanged, ("chain", head.key, member),
+                         types)
 
 
 def type_name(t: tuple) -> str:

@@ -11,7 +11,7 @@ from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes
-from fmtcheck.c.nodes import callee, declarator_name, declare, snip
+from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
 from fmtcheck.c.types import FREE, S32, U64, conv, type_size
 from fmtcheck.c.values import (
     BREAK,
@@ -128,7 +128,8 @@ class StatementCompiler:
                     t = ("array", t[1], len(self.string_bytes(init)) + 1)
                 elif init.type == "initializer_list":
                     t = ("array", t[1], self._initializer_count(init))
-            make = self._initializer(t, init, scope, name)
+            state = static_state_key(node, d)
+            make = self._initializer(t, init, scope, name) if state is None else (lambda f, key=state: Free(key))
             scope[name] = t
             actions.append(declare(name, make))
         if not actions:
@@ -306,7 +307,7 @@ class StatementCompiler:
             loop_key = f"{macro}({others})" if key_parts else macro
             count = f.ctx.inputs.loop_count(loop_key)
             if count is symbolic.SYMBOLIC_LOOP:
-                return symbolic_loop(f, loop_key, body, setter, iterator_name, per_cpu, step)
+                return symbolic_loop(f, loop_key, body, setter, iterator_name, per_cpu, step, types=scope)
             for k in range(count):
                 step(f)
                 if setter is not None:
@@ -510,10 +511,10 @@ def induction_of(compiler, node, body, scope, step):
                 if all(isinstance(f.vars.get(name), Free) for name in names - {counter}):
                     past_the_step_bound(f, counter, counter_type, bound, where)
         inclusive = shape.inclusive
-        return (lambda f: counted_loop(f, counter, counter_type, bound, body, step, inclusive)), precheck
+        return (lambda f: counted_loop(f, counter, counter_type, bound, body, step, inclusive, scope)), precheck
     walk = loopshapes.chain(init_node, cond_node, update_node)
     if walk is not None and walk.cursor in scope:
-        return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step)), _no_precheck
+        return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step, scope)), _no_precheck
     return None, _no_precheck
 
 
@@ -541,7 +542,7 @@ def while_walk(compiler, node, scope, step) -> Callable[[Frame], Any] | None:
     walk, statements = shape
     inner = dict(scope)
     body = in_order([s for s in (compiler.stmt(c, inner) for c in statements) if s is not None])
-    return lambda f: chain_loop(f, walk.cursor, walk.member, body, step)
+    return lambda f: chain_loop(f, walk.cursor, walk.member, body, step, scope)
 
 
 def loop_entry(induction, precheck) -> Callable[[Frame], Any]:

@@ -19,6 +19,7 @@ import re
 from operator import itemgetter
 from typing import Any, Callable
 
+from fmtcheck.c.folds import FOLD
 from fmtcheck.c.values import MAX_STEPS, past_chain_bound
 from fmtcheck.kernel import vsprintf
 
@@ -319,6 +320,8 @@ class Renderer:
             if len(item) > 3 and item[3][0] == "chain":
                 walk = chain_walk(item[3])
                 return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only, repeats)
+            if len(item) > 3 and len(item[3]) > 4:
+                raise ValueError("a counted loop from another start or to an inclusive bound")
             return ("loop", loop_iterations(item), body, f"#{depth}", len(item) > 3, None, only, repeats)
         if kind == "ll":
             value = compile_tree(item[1])
@@ -677,6 +680,8 @@ _MISSING = object()
 def compile_trace(items: list) -> Renderer | None:
     """A Renderer for a trace (rows and loops of fmtcheck.engine.paths included), or None when
     some item has no exact fast form."""
+    if FOLD in repr(items):
+        return None  # what a loop accumulated is the interpreter's to compute (fmtcheck.c.folds)
     try:
         return Renderer(items)
     except (ValueError, KeyError):
