@@ -320,8 +320,6 @@ class Renderer:
             if len(item) > 3 and item[3][0] == "chain":
                 walk = chain_walk(item[3])
                 return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only, repeats)
-            if len(item) > 3 and len(item[3]) > 4:
-                raise ValueError("a counted loop from another start or to an inclusive bound")
             return ("loop", loop_iterations(item), body, f"#{depth}", len(item) > 3, None, only, repeats)
         if kind == "ll":
             value = compile_tree(item[1])
@@ -419,7 +417,10 @@ class Renderer:
 
 
 def loop_iterations(item: tuple) -> Callable[[dict], range]:
-    """The iterations of a counted loop, or of a loop over an input count, for the values in env."""
+    """The iterations of a counted loop, or of a loop over an input count, for the values in env
+    (a counted loop from another start or to an inclusive bound is the interpreter's)."""
+    if len(item) > 3 and len(item[3]) > 4:
+        raise ValueError("a counted loop from another start or to an inclusive bound")
     count = counted_iterations(item[3]) if len(item) > 3 else (lambda env, key=item[1]: env[key])
     return lambda env: range(count(env))
 
