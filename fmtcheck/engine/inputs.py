@@ -36,6 +36,11 @@ _DEFAULT_STR = {"ifname": b"eth0", "comm": b"cat", "text": b"abc"}
 
 
 def type_range(t: tuple) -> tuple[int, int]:
+    """The values an input of type t can hold. A bool object holds only 0 or 1: the interpreter
+    reads it through conv (any non-zero is 1) and a compiled trace as its stored value, so a
+    drawn 5 would print as 1 on one path and 5 on the other."""
+    if len(t) > 3 and t[3] == "bool":
+        return 0, 1
     if len(t) > 4 and t[3] == "width":
         return 0, t[4]  # a `*` width or precision: 0..star_max (Options.star_max)
     if len(t) > 4 and t[3] == "size":

@@ -328,10 +328,12 @@ class Runner:
 
     steps_spent = 0
 
-    def run_case(self, inputs) -> Outcome | None:
-        """Both sides on one input source; None when the case has undefined behaviour."""
+    def run_case(self, inputs, observed: bool = False) -> Outcome | None:
+        """Both sides on one input source; None when the case has undefined behaviour. An
+        `observed` case runs through the interpreter, the only path that tells the coverage
+        which way each condition went (the compiled traces print the same bytes silently)."""
         outcome = None
-        if self.fast is not None:
+        if self.fast is not None and not observed:
             named = inputs.values if isinstance(inputs, VectorInputs) else None  # (built once per case)
             outcome = SAME if _renders_as_zero(self, inputs, named) else self._run_fast(inputs, named)
         if outcome is not None:
@@ -449,7 +451,7 @@ class Runner:
         reads = self.side_reads.record(log, start, middle)
         return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
 
-    def try_case(self, inputs, stage: str) -> bool:
+    def try_case(self, inputs, stage: str, observed: bool = False) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
         if (self.budget.exhausted() or len(self.divergent) > MAX_DIVERGENT_CASES
                 or self.costly_over_bound >= MAX_OVER_BOUND):
@@ -457,7 +459,7 @@ class Runner:
         if self.divergent and counts.too_long_after_divergence(getattr(inputs, "values", {}), self.loop_bounds):
             return True
         try:
-            outcome = self.run_case(inputs)
+            outcome = self.run_case(inputs, observed)
         except LimitExceeded as over:
             # one case too big to run (a loop over an input count near its maximum): the others
             # still count, a difference they show stays realizable, but "equivalent" is not claimed
@@ -545,7 +547,8 @@ class Runner:
                 for trial in aimed_cases(site, self.kinds):
                     if not site.open():
                         break
-                    if self.cases >= limit or not self.try_case(VectorInputs(trial, zero=True), "aimed"):
+                    # aimed at a condition: the case must be seen by the coverage it aims at
+                    if self.cases >= limit or not self.try_case(VectorInputs(trial, zero=True), "aimed", observed=True):
                         return
                     if self.divergent:
                         return
