@@ -254,17 +254,7 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
         def divide(f: Frame) -> Any:
             a = conv(as_int(lfn(f), f, lt, ltext), t)
             b = conv(as_int(rfn(f), f, rt, rtext), t)
-            if isinstance(a, Sym) or isinstance(b, Sym):
-                return conv(arith(a, b), t)
-            if b == 0:
-                raise UndefinedBehaviour(line, "division by zero")
-            q = abs(a) // abs(b)
-            if (a < 0) != (b < 0):
-                q = -q
-            r = q if op == "/" else a - q * b
-            if signed and not lo <= r <= hi:
-                raise UndefinedBehaviour(line, "signed overflow in division")
-            return conv(r, t)
+            return c_divide(op, a, b, t, line)
         return divide, t
 
     if signed and op in ("+", "-", "*"):
@@ -286,6 +276,23 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
             return arith(conv(a, t), conv(b, t)) & mask
         return conv(arith(conv(a, t), conv(b, t)), t)
     return unsigned_arith, t
+
+
+def c_divide(op: str, a: Any, b: Any, t: tuple, line: int) -> Any:
+    """C's `a / b` or `a % b` of operands already converted to t: the quotient truncates toward
+    zero and the remainder takes the dividend's sign; a zero divisor (or INT_MIN / -1) is
+    undefined. Symbolic operands give the tree the compiled traces compute the same way."""
+    if isinstance(a, Sym) or isinstance(b, Sym):
+        return conv(_ARITH[op](a, b), t)
+    if b == 0:
+        raise UndefinedBehaviour(line, "division by zero")
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    r = q if op == "/" else a - q * b
+    if t[2] and not -(1 << (t[1] - 1)) <= r < (1 << (t[1] - 1)):
+        raise UndefinedBehaviour(line, "signed overflow in division")
+    return conv(r, t)
 
 
 _ARITH = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fmtcheck.c.arith import as_int
+from fmtcheck.c.arith import as_int, c_divide
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
@@ -56,6 +56,10 @@ class CallCompiler:
             return compile_primitive(self, name, args, node, scope, text)
         if name in lib.PURE and len(args) == 1:
             return self._pure_call(name, args[0], node, scope, text)
+        if name in lib.DIVISIONS:
+            division = self._division(name, args, node, scope, text)
+            if division is not None:
+                return division
         builtin = getattr(self, "_builtin_" + name, None)
         if builtin is not None:
             return builtin(args, node, scope, text)
@@ -207,6 +211,49 @@ class CallCompiler:
             return len(data)
 
         return Expr(call_num_to_str, S32, text, node)
+
+    def _division(self, name, args, node, scope, text) -> Expr | None:
+        """div_u64(n, d), div_u64_rem(n, d, &rem) and the rest of math64.h: the quotient in the
+        dividend's type, the remainder stored in the local whose address is the third argument.
+        None (an uninterpreted call, as before) when the remainder goes anywhere else."""
+        dividend_t, divisor_t, rem_t = lib.DIVISIONS[name]
+        if len(args) != (3 if rem_t else 2):
+            return None
+        out = self._out_param(args[2], scope) if rem_t else None
+        if rem_t and (out is None or out[1][0] != "int"):
+            return None
+        n, d = self.expr(args[0], scope), self.expr(args[1], scope)
+        line = self.line(node)
+
+        def divide(f: Frame) -> Any:
+            a = conv(as_int(n.fn(f), f, n.type if n.type[0] == "int" else dividend_t, n.text), dividend_t)
+            b = conv(conv(as_int(d.fn(f), f, d.type if d.type[0] == "int" else divisor_t, d.text), divisor_t),
+                     dividend_t)
+            if out is not None:
+                f.vars[out[0]] = conv(conv(c_divide("%", a, b, dividend_t, line), rem_t), out[1])
+            return c_divide("/", a, b, dividend_t, line)
+
+        return Expr(divide, dividend_t, text, node)
+
+    def _builtin_do_div(self, args, node, scope, text):
+        """asm-generic/div64.h `do_div(n, base)`: n (a u64 local) becomes n / (u32)base, and the
+        value is the remainder, a u32."""
+        name = args[0].text.decode("latin-1") if len(args) == 2 and args[0].type == "identifier" else None
+        if name is None or scope.get(name, ("?",))[0] != "int":
+            raise self.unsupported(node, "do_div of something other than a local integer")
+        local_t = scope[name]
+        n, base = self.expr(args[0], scope), self.expr(args[1], scope)
+        line = self.line(node)
+        u32, u64 = lib.DIVISIONS["div_u64"][1], lib.DIVISIONS["div_u64"][0]
+
+        def do_div(f: Frame) -> Any:
+            a = conv(as_int(n.fn(f), f, n.type, n.text), u64)
+            b = conv(conv(as_int(base.fn(f), f, base.type if base.type[0] == "int" else u32, base.text), u32), u64)
+            rem = conv(c_divide("%", a, b, u64, line), u32)
+            f.vars[name] = conv(c_divide("/", a, b, u64, line), local_t)
+            return rem
+
+        return Expr(do_div, u32, text, node)
 
     def _builtin_ARRAY_SIZE(self, args, node, scope, text):
         e = self.expr(args[0], scope)

@@ -115,6 +115,23 @@ PURE: dict[str, tuple[int, tuple[int, bool], Callable[[int], int | None]]] = {
 }
 
 
+_U32, _S32, _U64, _S64 = ("int", 32, False), ("int", 32, True), ("int", 64, False), ("int", 64, True)
+
+# include/linux/math64.h: name -> (dividend, divisor, remainder through the third argument or
+# None). The quotient has the dividend's type; each operand is converted to its parameter's type
+# first (div_u64's divisor is a u32: 2^32 + 5 divides by 5).
+DIVISIONS: dict[str, tuple[tuple, tuple, tuple | None]] = {
+    "div_u64": (_U64, _U32, None),
+    "div_s64": (_S64, _S32, None),
+    "div64_u64": (_U64, _U64, None),
+    "div64_s64": (_S64, _S64, None),
+    "div64_ul": (_U64, _U64, None),
+    "div_u64_rem": (_U64, _U32, _U32),
+    "div_s64_rem": (_S64, _S32, _S32),
+    "div64_u64_rem": (_U64, _U64, _U64),
+}
+
+
 def hex_byte(x: int, upper: bool = False) -> bytes:
     """hex_byte_pack / hex_byte_pack_upper: the two hex digits of a byte, high first."""
     table = HEX_ASC_UPPER if upper else HEX_ASC
