@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator
 
-from fmtcheck.c.headers import includes_of
+from fmtcheck.c.headers import includes_of, tree_function_macros
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
 from fmtcheck.kernel.macros import (
@@ -462,14 +462,17 @@ def _balance_braces(text: bytes) -> tuple[bytes, bool]:
 
 
 def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro] | None = None,
-               world: dict[bytes, int] | None = None) -> Source:
+               world: dict[bytes, int] | None = None, tree: str | None = None) -> Source:
     """Run the bounded preprocessor; the result is C that tree-sitter can parse. WORLD chooses
-    the branch of conditionals by key (`_directives`)."""
+    the branch of conditionals by key (`_directives`); with TREE, the arithmetic macros of the
+    headers the file includes are expanded too (`header_macros`)."""
     _check_text(data, where)
     data = data.replace(b"\r\n", b"\n")
     # comments go first, as in C's translation phases: one opened on a directive line
     # (`#define N 0 /* several lines */`) belongs to that line, never to the code after it
     lines, macros, conditionals = _directives(_join_continuations(_blank_comments(data)), world)
+    if tree:
+        extra_macros = {**header_macros(data, where, tree), **(extra_macros or {})}
     if extra_macros:
         macros = {**extra_macros, **macros}
     text = b"\n".join(lines)
@@ -479,6 +482,56 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     text = kernel_macros.rewrite(text)
     text = _rewrite_for_each(text)
     return Source(text, macros, includes=includes_of(data), conditionals=conditionals)
+
+
+_CAPS_CALL = re.compile(rb"\b([A-Z][A-Z0-9_]*)\s*\(")
+_CAST_WORDS = {b"unsigned", b"signed", b"long", b"int", b"short", b"char", b"u8", b"u16", b"u32", b"u64",
+               b"s8", b"s16", b"s32", b"s64", b"__u32", b"__u64", b"size_t"}
+_ARITHMETIC = {b"(", b")", b"+", b"-", b"*", b"/", b"%", b"<<", b">>", b"&", b"|", b"^", b"~", b"?", b":",
+               b"<", b">", b"<=", b">=", b"==", b"!=", b"!", b"&&", b"||", b","}
+MAX_HEADER_MACRO_ROUNDS = 4  # nesting of header macros followed (LOAD_FRAC -> LOAD_INT)
+
+
+def header_macros(data: bytes, where: str, tree: str) -> dict[str, Macro]:
+    """The function-like macros of the tree's headers that the file calls and that are plain
+    arithmetic of their parameters: upper-case names (`LOAD_INT(x) ((x) >> FSHIFT)`, `K(x)`) whose
+    bodies hold only parameters, numbers, upper-case constants, casts to integer types, operators
+    and other such macros. Left unexpanded, such a macro is an uninterpreted function keyed by its
+    argument's value, a new input for every value, and the search runs out of cases. A macro the
+    model knows by name, or a body with anything else (statements, `typeof`, `##`, members, calls
+    of functions), stays as it was."""
+    includes = includes_of(data)
+    wanted = {m.group(1).decode("latin-1") for m in _CAPS_CALL.finditer(data)}
+    accepted: dict[str, Macro] = {}
+    for _ in range(MAX_HEADER_MACRO_ROUNDS):
+        found = tree_function_macros(tree, where, includes, frozenset(wanted - set(accepted)))
+        fresh = {name: m for name, m in ((n, _parse_define(line, 0)) for n, line in found.items())
+                 if m is not None and m.params is not None and not m.variadic and not kernel_macros.modelled(name)
+                 and _plain_arithmetic(m)}
+        if not fresh:
+            break
+        accepted.update(fresh)
+        wanted |= {t.decode("latin-1") for m in fresh.values() for t in _called(m.body)}
+    return {name: m for name, m in accepted.items() if all(c.decode("latin-1") in accepted for c in _called(m.body))}
+
+
+def _called(body: list[bytes]) -> list[bytes]:
+    return [t for t, nxt in zip(body, body[1:] + [b""]) if nxt == b"(" and _IDENT.fullmatch(t) and t not in _CAST_WORDS]
+
+
+def _plain_arithmetic(macro: Macro) -> bool:
+    params = {p.encode("latin-1") for p in macro.params or []}
+    for token in macro.body:
+        if token in params or token in _ARITHMETIC or token in _CAST_WORDS or _NUMBER.fullmatch(token):
+            continue
+        if not _CAPS.fullmatch(token):
+            return False
+    return bool(macro.body)
+
+
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_CAPS = re.compile(rb"[A-Z][A-Z0-9_]*")
+_NUMBER = re.compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,12 +610,14 @@ def _first_error(node):
     return None
 
 
-def parse_unit(data: bytes | str, where: str = "input", world: dict[bytes, int] | None = None) -> Unit:
+def parse_unit(data: bytes | str, where: str = "input", world: dict[bytes, int] | None = None,
+               tree: str | None = None) -> Unit:
     """Parse a whole file, a set of functions, a statement list or a fragment of a function, in
-    the build WORLD chooses (by default the first branch of every conditional that may be compiled)."""
+    the build WORLD chooses (by default the first branch of every conditional that may be compiled),
+    with the arithmetic macros of TREE's headers (`header_macros`)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    source = preprocess(data, where, world=world)
+    source = preprocess(data, where, world=world, tree=tree)
     tree = parse_tree(source.text)
     functions, globals_ = _top_level(tree.root_node)
     if not functions or _looks_like_fragment(tree.root_node, source.text):

@@ -191,6 +191,53 @@ def _header(path: Path) -> tuple[dict[str, str], dict[str, tuple[int, tuple]], s
     return defines, enumerators(clean), undefs, includes_of(data)
 
 
+_FUNCTION_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)([^\n]*)$", re.M)
+
+
+def tree_function_macros(tree: str | None, where: str, includes: list[tuple[bool, str]],
+                         wanted: frozenset[str]) -> dict[str, bytes]:
+    """Name -> `#define NAME(params) body` line, for the function-like macros among `wanted` that
+    the headers `includes` define once (a name two headers define differently, or `#undef`, is
+    dropped, as for constants)."""
+    if not tree or not wanted:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    found = dict(_function_macros(root, _file_directory(root, where), tuple(includes)))
+    return {name: line for name, line in found.items() if name in wanted}
+
+
+@functools.lru_cache(maxsize=64)
+def _function_macros(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    lines: dict[str, bytes] = {}
+    dropped: set[str] = set()
+    for header in _include_closure(root, directory, includes):
+        for name, line in _header_function_macros(header).items():
+            if name in dropped:
+                continue
+            if line is None or lines.get(name, line) != line:
+                lines.pop(name, None)
+                dropped.add(name)
+                continue
+            lines[name] = line
+        dropped |= _header(header)[2]
+    return tuple((name, line) for name, line in lines.items() if name not in dropped)
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_function_macros(path: Path) -> dict[str, bytes | None]:
+    data = _read(path)
+    if data is None:
+        return {}
+    clean = _COMMENT.sub(b" ", data.replace(b"\\\n", b" "))
+    lines: dict[str, bytes | None] = {}
+    for m in _FUNCTION_DEFINE.finditer(clean):
+        name, line = m.group(1).decode("latin-1"), b" ".join(m.group(0).split())
+        lines[name] = line if lines.get(name, line) == line else None  # two branches' bodies: neither
+    return lines
+
+
 def _merge(values: dict[str, tuple[int, tuple]], conflicts: set[str], found: dict[str, tuple[int, tuple]]) -> None:
     for name, v in found.items():
         if name in conflicts:

@@ -88,8 +88,8 @@ def verify_sources(old: bytes | str, new: bytes | str, options: Options | None =
     if function:
         options.function = function
     old, new = _as_bytes(old), _as_bytes(new)
-    old_unit = cfront.parse_unit(old, old_label)
-    new_unit = cfront.parse_unit(new, new_label)
+    old_unit = cfront.parse_unit(old, old_label, tree=options.tree)
+    new_unit = cfront.parse_unit(new, new_label, tree=options.tree)
     pairs = pair_functions(old_unit, new_unit, options.function)
     report = Report("verify")
     for old_name, new_name in pairs:
@@ -102,8 +102,8 @@ def verify_sources(old: bytes | str, new: bytes | str, options: Options | None =
 def compare_functions(old_src: bytes, new_src: bytes, function: str, options: Options, subject: str) -> Result:
     """One function, old text against new text (the entry point `fmtcheck patch` uses)."""
     old_src, new_src = _as_bytes(old_src), _as_bytes(new_src)
-    old_unit = cfront.parse_unit(old_src, f"{subject} (old)")
-    new_unit = cfront.parse_unit(new_src, f"{subject} (new)")
+    old_unit = cfront.parse_unit(old_src, f"{subject} (old)", tree=options.tree)
+    new_unit = cfront.parse_unit(new_src, f"{subject} (new)", tree=options.tree)
     old_name = function if function in old_unit.functions else _single(old_unit, function)
     new_name = function if function in new_unit.functions else _single(new_unit, function)
     return judge_every_build((old_src, old_unit, old_name), (new_src, new_unit, new_name), options, subject)
@@ -119,8 +119,8 @@ def judge_every_build(old: tuple[bytes, cfront.Unit, str], new: tuple[bytes, cfr
 
     def judge_in(build: builds.Build) -> Result:
         try:
-            old_built = cfront.parse_unit(old_text, old_unit.where, build.choices())
-            new_built = cfront.parse_unit(new_text, new_unit.where, build.choices())
+            old_built = cfront.parse_unit(old_text, old_unit.where, build.choices(), options.tree)
+            new_built = cfront.parse_unit(new_text, new_unit.where, build.choices(), options.tree)
         except InputError as err:
             return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}")
         for unit, name in ((old_built, old_name), (new_built, new_name)):

@@ -115,6 +115,13 @@ PURE: dict[str, tuple[int, tuple[int, bool], Callable[[int], int | None]]] = {
 }
 
 
+# the calls fmtcheck.c.calls models by name (its `_builtin_*` methods): a header's definition of
+# one of these is never expanded in their place
+BUILTIN_CALLS = frozenset({
+    "num_to_str", "ARRAY_SIZE", "strlen", "memset", "memcpy", "min", "max", "min_t", "max_t", "clamp",
+    "hex_byte_pack", "hex_byte_pack_upper", "do_div",
+})
+
 _U32, _S32, _U64, _S64 = ("int", 32, False), ("int", 32, True), ("int", 64, False), ("int", 64, True)
 
 # include/linux/math64.h: name -> (dividend, divisor, remainder through the third argument or

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from fmtcheck.kernel import lib
+from fmtcheck.kernel.primitives import PRIMITIVES
+
 # Attribute-like words that carry no meaning for output; blanked (same length) before parsing.
 ANNOTATIONS = re.compile(
     rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|"
@@ -93,6 +96,16 @@ _BARE_ANNOTATIONS = re.compile(
     rb"__private|__rcu_read_mostly|__nostackprotector|__attribute_const__|__no_sanitize_address|"
     rb"__lockdep_enabled|__cold|__init_or_module|__sched|__naked|__safe)\b(?!\s*\()"
 )
+
+
+def modelled(name: str) -> bool:
+    """A name the front end or the model gives a meaning of its own (a header's definition of it
+    is never expanded in its place)."""
+    raw = name.encode("latin-1")
+    return (name in IDENTITY_CALLS or raw in TYPED_MINMAX or raw in ENTRY_MACROS or raw in ARGUMENT_LIST_MACROS
+            or raw in _NOT_MACROS or name in lib.PURE or name in lib.DIVISIONS or name in lib.BUILTIN_CALLS
+            or name in lib.SEQ_ACCESSORS or name in lib.TABLES or name in PRIMITIVES
+            or any(p.fullmatch(raw + b"(") for p in (FOR_EACH, _SCOPED, _GUARD_STMT, _DO_EACH, _WHILE_EACH, _COMPILE_TIME)))
 
 
 def rewrite(text: bytes) -> bytes:
