@@ -260,15 +260,34 @@ def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: s
     return Side(program, name, program.signatures[name])
 
 
-def _renders_as_zero(runner: "Runner", inputs, named: dict | None) -> bool:
+def _renders_as_zero(runner: "Runner", zero: bool, named: dict | None) -> bool:
     """A zero-based vector (naming `named`) that changes only inputs the zero case does not read:
     the same as the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
-    if named is None or not inputs.zero:
+    if named is None or not zero:
         return False
     zeros = runner._zeros()
     if runner.zero_reads is None or runner.zero_reads.zeros is not zeros:
         runner.zero_reads = ZeroReads(runner.fast, zeros)
     return runner.zero_reads.renders_as_zero(named)
+
+
+def counted_as_zero(runner: "Runner", vector: dict[str, Any]) -> bool:
+    """`try_case(VectorInputs(vector, zero=True))` of a case the compiled traces take as the zero
+    case (`_renders_as_zero`), without building its input source (most of the `alone` stage over
+    a loop's inputs: 22,801 of 23,304 cases of a 64-field chain): counted, and nothing learned, as
+    it reads nothing. False where try_case decides (it then runs it)."""
+    if any(type(v) not in (int, bytes) for v in vector.values()):  # (VectorInputs converts a bytearray)
+        return False
+    if (runner.fast is None or len(runner.divergent) > MAX_DIVERGENT_CASES
+            or runner.costly_over_bound >= MAX_OVER_BOUND or runner.budget.exhausted()):
+        return False
+    if runner.divergent and counts.too_long_after_divergence(vector, runner.loop_bounds):
+        return True  # passed over, as try_case does
+    if not _renders_as_zero(runner, True, vector):
+        return False
+    runner.cases += 1
+    runner.budget.charge(1)
+    return True
 
 
 class Runner:
@@ -335,7 +354,7 @@ class Runner:
         outcome = None
         if self.fast is not None and not observed:
             named = inputs.values if isinstance(inputs, VectorInputs) else None  # (built once per case)
-            outcome = SAME if _renders_as_zero(self, inputs, named) else self._run_fast(inputs, named)
+            outcome = SAME if _renders_as_zero(self, named is not None and inputs.zero, named) else self._run_fast(inputs, named)
         if outcome is not None:
             self.cases += 1
             self.budget.charge(1)
@@ -515,7 +534,7 @@ class Runner:
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
             for vector in alone(fresh):
-                if not self.try_case(VectorInputs(vector, zero=True), "alone"):
+                if not counted_as_zero(self, vector) and not self.try_case(VectorInputs(vector, zero=True), "alone"):
                     return
             for vector in sweep(fresh):
                 if not self.try_case(VectorInputs(vector), "sweep"):
