@@ -105,3 +105,19 @@ def test_a_child_that_fails_changes_nothing(split, monkeypatch, tmp_path):
     path.write_bytes(SMAPS * 40)
     assert _result(path) == _alone(monkeypatch, path)
     assert None in split and True not in split
+
+
+@pytest.mark.parametrize("load, cpus, threads, expected", [
+    (0.3, {0, 1}, 1, True), (1.4, {0, 1}, 1, True), (1.6, {0, 1}, 1, False), (8.0, {0, 1}, 1, False),
+    (0.1, {0}, 1, False), (0.1, {0, 1}, 2, False), (3.0, set(range(8)), 1, True),
+])
+def test_a_child_is_forked_only_when_a_cpu_is_free(monkeypatch, load, cpus, threads, expected):
+    """On a busy machine the child only competes for the same CPUs (slower at load 8): one CPU
+    must be free on average, and this process single-threaded."""
+    import os
+    import threading
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus)
+    monkeypatch.setattr(threading, "active_count", lambda: threads)
+    assert halves.forkable() is expected
