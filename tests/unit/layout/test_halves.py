@@ -121,3 +121,27 @@ def test_a_child_is_forked_only_when_a_cpu_is_free(monkeypatch, load, cpus, thre
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus)
     monkeypatch.setattr(threading, "active_count", lambda: threads)
     assert halves.forkable() is expected
+
+
+@pytest.mark.parametrize("where", [0.2, 0.75])
+def test_diff_of_two_large_captures_is_the_one_process_diff(split, monkeypatch, tmp_path, where):
+    from fmtcheck.layout.diff import diff_captures
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    data = SMAPS * 40
+    at = data.find(b" kB\n", int(len(data) * where))
+    old.write_bytes(data)
+    new.write_bytes(data[:at] + b"  kB\n" + data[at + 4:])
+
+    def both() -> list:
+        out = []
+        for a, b in ((old, new), (new, old)):
+            r = diff_captures(str(a), str(b), Options()).results[0]
+            out.append((r.verdict, r.cases, r.divergences, r.notes))
+        return out
+
+    got = both()
+    assert True in split
+    monkeypatch.setattr(halves, "SPLIT_MIN_BYTES", 1 << 62)
+    assert got == both()
+    assert got[0][0] == got[1][0] == "divergent"
