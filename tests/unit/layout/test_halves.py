@@ -64,7 +64,7 @@ def test_a_conforming_capture_is_met_half_way(split, monkeypatch, tmp_path):
     assert got[:3] == ("equivalent", 2000, [])
 
 
-@pytest.mark.parametrize("where", [0.05, 0.3, 0.49, 0.5, 0.51, 0.52, 0.7, 0.99])
+@pytest.mark.parametrize("where", [0.05, 0.49, 0.51, 0.7, 0.99])
 @pytest.mark.parametrize("change", [(b"Rss:            ", b"Rss:           \t"), (b" kB\n", b"  kB\n"),
                                     (b"VmFlags:", b"VmFlagz:"), (b"\n", b"\n\n")])
 def test_a_divergence_anywhere_is_reported_as_one_process_reports_it(split, monkeypatch, tmp_path, where, change):
@@ -123,8 +123,7 @@ def test_a_child_is_forked_only_when_a_cpu_is_free(monkeypatch, load, cpus, thre
     assert halves.forkable() is expected
 
 
-@pytest.mark.parametrize("where", [0.2, 0.75])
-def test_diff_of_two_large_captures_is_the_one_process_diff(split, monkeypatch, tmp_path, where):
+def test_diff_of_two_large_captures_is_the_one_process_diff(split, monkeypatch, tmp_path, where=0.75):
     from fmtcheck.layout.diff import diff_captures
 
     old, new = tmp_path / "old", tmp_path / "new"
