@@ -172,6 +172,24 @@ def while_chain(cond, body) -> tuple[Chain, list] | None:
     return Chain(name, member), statements[:-1]
 
 
+def while_advancing(cond) -> tuple[Chain, object] | None:
+    """`while ((p = p->next) != NULL)` (or `while ((p = p->next))`): the walk from p->next, the
+    advance done by the test before every iteration, and the assignment node. A `continue` in
+    the body goes to the test, so it skips nothing."""
+    cond = _strip(cond)
+    if cond is not None and cond.type == "binary_expression" and _text(cond.child_by_field_name("operator")) == "!=":
+        sides = [_strip(cond.child_by_field_name(side)) for side in ("left", "right")]
+        nulls = [x for x in sides if _text(x) in ("NULL", "0", "(void *)0")]
+        cond = next((x for x in sides if x not in nulls), None) if len(nulls) == 1 else None
+    if cond is None or cond.type != "assignment_expression":
+        return None
+    left = _strip(cond.child_by_field_name("left"))
+    if left is None or left.type != "identifier":
+        return None
+    member = _advance(cond, _text(left))
+    return None if member is None else (Chain(_text(left), member), cond)
+
+
 def _cursor_tested(cond) -> str | None:
     """The variable `p` of a test `p` or `p != NULL`."""
     if cond.type == "identifier":

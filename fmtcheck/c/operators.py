@@ -167,6 +167,8 @@ class OperatorCompiler:
             node = node.named_children[0]
         if node.type == "identifier":
             name = node.text.decode("latin-1")
+            if name not in scope and name in self.globals:
+                return self.global_setter(name)
             if name not in scope:
                 raise self.unsupported(node, f"assignment to '{name}', which the code does not declare")
             t = scope[name]

@@ -249,6 +249,20 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                 nxt = v + 1 if v is not None else None
 
     # -- globals --------------------------------------------------------------------------
+    def global_setter(self, name: str) -> tuple[tuple, Callable[[Frame, Any], None]]:
+        """An assignment to a file-scope variable (a helper's `flush_next_time = jiffies_64 + ...`,
+        mm/memcontrol.c): the run's value of it from then on, which every later read sees (see
+        `read_global`). It counts as a store: a branch on an input whose arm assigns one is run
+        both ways, not traced as a row, and a loop body traced by induction may not."""
+        t = self.globals[name][1]
+        cache = self.global_values.setdefault(name, [])
+
+        def set_global(f: Frame, v: Any) -> None:
+            f.ctx.writes += 1
+            cache[:] = [f.ctx, v]
+
+        return t, set_global
+
     def _compile_global(self, decl) -> None:
         for child in decl.children:
             if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator",

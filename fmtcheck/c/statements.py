@@ -537,12 +537,36 @@ def while_walk(compiler, node, scope, step) -> Callable[[Frame], Any] | None:
     """`while (p) { ...; p = p->next; }` in proof mode: the pointer-chain walk of a `for`
     (`rows.chain_loop`) over the body without its last statement, the advance."""
     shape = loopshapes.while_chain(node.child_by_field_name("condition"), node.child_by_field_name("body"))
-    if shape is None or shape[0].cursor not in scope:
+    if shape is None:
+        return _while_advancing(compiler, node, scope, step)
+    if shape[0].cursor not in scope:
         return None
     walk, statements = shape
     inner = dict(scope)
     body = in_order([s for s in (compiler.stmt(c, inner) for c in statements) if s is not None])
     return lambda f: chain_loop(f, walk.cursor, walk.member, body, step, scope)
+
+
+def _while_advancing(compiler, node, scope, step) -> Callable[[Frame], Any] | None:
+    """`while ((p = p->next) != NULL) { ... }` in proof mode (/proc/interrupts' action list):
+    the test's advance once, then the walk from there (`rows.chain_loop`) over the whole body."""
+    shape = loopshapes.while_advancing(node.child_by_field_name("condition"))
+    if shape is None or shape[0].cursor not in scope:
+        return None
+    walk, assignment = shape
+    advance = compiler.expr(assignment, scope).fn
+    body = compiler.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+
+    def advanced_walk(f: Frame) -> Any:
+        if not isinstance(f.vars.get(walk.cursor), Free):
+            return ORDINARY  # not over the caller's data: the test runs as C does
+        advance(f)
+        walked = chain_loop(f, walk.cursor, walk.member, body, step, scope)
+        if walked is ORDINARY:
+            raise symbolic.NotProvable(f"the walk of {walk.cursor}->{walk.member} left the caller's data")
+        return walked
+
+    return advanced_walk
 
 
 def loop_entry(induction, precheck) -> Callable[[Frame], Any]:

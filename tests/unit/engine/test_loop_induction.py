@@ -330,3 +330,28 @@ def test_a_body_that_prints_the_same_in_every_iteration_renders_as_the_interpret
     assert numbered.prove()[0] is True
     loop = next(item for item in numbered.traces[0] if isinstance(item, tuple) and item[0] == "loop")
     assert same_every_iteration(list(loop[2]), "#0") is None  # each row prints its number
+
+
+# -- `while ((p = p->next) != NULL)`: the test advances (/proc/interrupts' action list) ----------
+
+
+def actions(walk: str, split: bool = False) -> str:
+    first = '\t\tseq_puts(m, "  ");\n\t\tseq_puts(m, p->name);\n' if split else '\t\tseq_printf(m, "  %s", p->name);\n'
+    each = ('\t\t{\n\t\t\tseq_puts(m, ", ");\n\t\t\tseq_puts(m, p->name);\n\t\t}\n' if split
+            else '\t\t\tseq_printf(m, ", %s", p->name);\n')
+    return show("\tp = head_of(m);\n\tif (p) {\n" + first + walk + each + "\t}\n\tseq_putc(m, '\\n');\n")
+
+
+ADVANCING = "\t\twhile ((p = p->next) != NULL)\n"
+
+
+def test_a_walk_advanced_by_its_test_is_proven():
+    assert proof(actions(ADVANCING), actions("\t\twhile ((p = p->next))\n", split=True)) == (True, None)
+
+
+@pytest.mark.parametrize("walk", [
+    "\t\twhile ((p = p->prev) != NULL)\n",  # another member
+    "\t\twhile ((p = p->next->next) != NULL)\n",  # two steps
+], ids=["prev", "two steps"])
+def test_a_walk_advanced_otherwise_is_not_proven(walk):
+    assert proof(actions(ADVANCING), actions(walk))[0] is False

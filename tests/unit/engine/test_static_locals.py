@@ -39,3 +39,19 @@ def test_a_static_the_function_only_reads_holds_its_initializer():
         return ("static int t_show(struct seq_file *m, void *v)\n{\n\tstatic int width = 4;\n\n"
                 f"\t{call};\n\treturn 0;\n}}\n")
     assert judge(show('seq_printf(m, "%*d", width, 7)'), show('seq_printf(m, "%4d", 7)')).verdict == "equivalent"
+
+
+def test_a_helper_that_assigns_file_state_is_run_and_later_reads_see_the_value():
+    """mm/memcontrol.c: the printer's helper sets a file-scope `static u64 flush_next_time;`
+    (no longer "assignment to a variable the code does not declare"); what is read after the
+    assignment is the assigned value, not the input it was before."""
+    def src(fmt: str) -> str:
+        return ("static u64 next_flush;\n\nstatic void flush_stats(void)\n{\n\tnext_flush = jiffies_64 + 4;\n}\n\n"
+                "static int t_show(struct seq_file *m, void *v)\n{\n\tflush_stats();\n"
+                f"\tseq_printf(m, \"{fmt}\\n\", next_flush);\n\treturn 0;\n}}\n")
+    result = judge(src("%llu"), src("%lld"))
+    assert result.verdict == "divergent", result.reason  # jiffies_64 + 4 may pass 2^63
+    result = judge(src("%llu"), src("%llu").replace("jiffies_64 + 4", "jiffies_64 + 5"))
+    assert result.verdict == "divergent", result.reason
+    result = judge(src("%llu"), src("%llu").replace('"%llu\\n", next_flush', '"%llu\\n", (u64)next_flush'))
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
