@@ -32,7 +32,7 @@ def as_int(v: Any, f: Frame, t: tuple, text: str) -> Any:
     if type(v) is int or isinstance(v, Sym):
         return v
     if isinstance(v, Free):
-        if t[0] != "int" and past_chain_bound(v.key):
+        if past_chain_bound(v.key):  # whatever type was assumed for it: a Free is the caller's data
             if getattr(f.ctx.inputs, "symbolic", False):
                 raise symbolic.NotProvable("a pointer chain longer than testing follows")
             return 0  # the end of a pointer chain over data the code does not define
@@ -67,7 +67,7 @@ def truth_value(v: Any, f: Frame, t: tuple, text: str) -> Any:
         return v
     if isinstance(v, Free):
         # a value the code did not make, tested for truth: an input (a pointer may be NULL too)
-        if t[0] != "int" and past_chain_bound(v.key):
+        if past_chain_bound(v.key):  # whatever type was assumed for it: a Free is the caller's data
             if getattr(f.ctx.inputs, "symbolic", False):
                 raise symbolic.NotProvable("a pointer chain longer than testing follows")
             return False  # the end of a pointer chain over data the code does not define

@@ -55,3 +55,19 @@ def test_a_helper_that_assigns_file_state_is_run_and_later_reads_see_the_value()
     assert result.verdict == "divergent", result.reason
     result = judge(src("%llu"), src("%llu").replace('"%llu\\n", next_flush', '"%llu\\n", (u64)next_flush'))
     assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+
+
+def test_a_recursion_down_a_parent_pointer_ends_where_testing_ends_chains():
+    """kernel/irq/debugfs.c irq_debug_show_data: `if (!data->parent_data) return;` then a call
+    on data->parent_data. The parent's nullness is an input; past the chain bound testing takes
+    it as NULL (whatever integer type the test assumed), so the recursion ends there."""
+    def src(print_irq: str, step: int = 4) -> str:
+        return ("struct irq_data {\n\tunsigned int irq;\n\tstruct irq_data *parent_data;\n};\n\n"
+                "static void show_data(struct seq_file *m, struct irq_data *data, int ind)\n{\n" + print_irq
+                + "\tif (!data->parent_data)\n\t\treturn;\n\tseq_printf(m, \"%*sPARENT:\\n\", ind + 1, \"\");\n"
+                f"\tshow_data(m, data->parent_data, ind + {step});\n}}\n")
+    old = src('\tseq_printf(m, "%*sirq: %u\\n", ind, "", data->irq);\n')
+    new = src('\tseq_printf(m, "%*sirq:", ind, "");\n\tseq_put_decimal_ull(m, " ", data->irq);\n'
+              "\tseq_putc(m, '\\n');\n")
+    assert judge(old, new).verdict == "equivalent"
+    assert judge(old, src('\tseq_printf(m, "%*sirq: %u\\n", ind, "", data->irq);\n', step=3)).verdict == "divergent"
