@@ -14,11 +14,28 @@ idempotent and vanishes on an input already as narrow as the truncation.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
 class NotProvable(Exception):
     """The trace cannot be kept symbolic (a branch or an index depends on an input)."""
+
+
+def raised_at(exc: BaseException) -> str | None:
+    """The `file:line` of the innermost construct whose compiled closure the exception passed
+    through: the compilers' closures hold their construct's `where` (fmtcheck.c.program.where),
+    so the reason a proof stopped can name a line without any cost on the way there."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        where = tb.tb_frame.f_locals.get("where")
+        if isinstance(where, str) and _WHERE.fullmatch(where):
+            found = where
+        tb = tb.tb_next
+    return found
+
+
+_WHERE = re.compile(r".+:\d+")
 
 
 _COMMUTATIVE = {"+", "*", "&", "|", "^"}

@@ -26,7 +26,7 @@ from fmtcheck.c.program import Program
 from fmtcheck.c.types import U64
 from fmtcheck.c.rows import StepsForeseen
 from fmtcheck.c.coverage import Coverage
-from fmtcheck.c.symbolic import NotProvable
+from fmtcheck.c.symbolic import NotProvable, raised_at
 from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
 from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded, bare
 from fmtcheck.common.inputfile import read_input
@@ -633,7 +633,7 @@ class Runner:
         if self.budget.ended_by:
             result.verdict = "inconclusive"
             result.reason = (f"search ended by the {self.budget.ended_by} after {self.cases} cases "
-                             "with no difference found")
+                             "with no difference found" + (f"; not proven: {proof_note}" if proof_note else ""))
             result.classes = covered
             result.extra["decided_by"] = "bound"
             return result
@@ -671,7 +671,8 @@ class Runner:
             old_trace = paths.trace_side(lambda i, o: self.run_side(self.old, i, o), conditions)
             new_trace = paths.trace_side(lambda i, o: self.run_side(self.new, i, o), conditions)
         except NotProvable as why:
-            return False, str(why)
+            where = raised_at(why)
+            return False, f"{why} at {where}" if where else str(why)
         except (UndefinedBehaviour, FmtcheckError) as why:
             return False, str(why)
         self.traces = (old_trace, new_trace)
