@@ -34,6 +34,7 @@ from fmtcheck.c.values import (
     free_path,
     LocalStruct,
     Mem,
+    OpaqueGlobal,
     Ptr,
     SeqHandle,
     UndefinedBehaviour,
@@ -219,6 +220,8 @@ class ExpressionCompiler:
                 if obj.zeroed:
                     return 0
                 return free_path(f, f"{obj.key}.{fname}", where)
+            if isinstance(obj, OpaqueGlobal):
+                raise obj.error
             if isinstance(obj, CSeqFile):
                 if fname in obj.fields:
                     return obj.fields[fname]
@@ -402,6 +405,10 @@ class ExpressionCompiler:
     def _expr_pointer_expression(self, node, scope):
         op = node.child_by_field_name("operator").text.decode()
         argnode = node.child_by_field_name("argument")
+        if op == "&" and argnode.type == "identifier":
+            opaque = self._opaque_global(argnode, scope)
+            if opaque is not None:
+                return Expr(lambda f: opaque, ("ptr", FREE), node.text.decode("latin-1"), node)
         arg = self.expr(argnode, scope)
         afn = arg.fn
         text = node.text.decode("latin-1")
@@ -430,6 +437,8 @@ class ExpressionCompiler:
                 return conv(raw, et)
             if isinstance(v, LocalStruct):
                 return v
+            if isinstance(v, OpaqueGlobal):
+                raise v.error
             if isinstance(v, (list, TablePtr)):
                 return table_entry(v, 0, self.line(node), arg.text, self.where(node))
             raise Inconclusive(self.where(node), "dereference of a value that is not a pointer")
@@ -438,6 +447,14 @@ class ExpressionCompiler:
         return Expr(deref, elem, text, node)
 
     _expr_concatenated_string = _expr_string_literal
+
+    def _opaque_global(self, argnode, scope) -> OpaqueGlobal | None:
+        """`&p9_tcp_trans` of a global whose initializer is not modelled: its address alone (see
+        `OpaqueGlobal`); None for any other operand."""
+        name = argnode.text.decode("latin-1")
+        if name in scope or name not in self.unmodelled:
+            return None
+        return OpaqueGlobal(name, self.unmodelled[name])
 
 
 def built_string(node) -> bool:

@@ -149,6 +149,20 @@ class LocalStruct:
         self.file_scope: str | None = None  # the global's name: the caller's data may point at it
 
 
+class OpaqueGlobal:
+    """A file-scope object whose initializer the model cannot read (its struct is defined in a
+    header the input lacks: `static struct p9_trans_module p9_tcp_trans = {...}`), reached only
+    by its address: the address is the global's (`&p9_tcp_trans` compared with the caller's
+    pointer is an input named by the global, as for any global), and reading anything through it
+    is the error that stopped its initializer, never a made-up content."""
+
+    __slots__ = ("file_scope", "error")
+
+    def __init__(self, name: str, error: Exception) -> None:
+        self.file_scope = name
+        self.error = error
+
+
 def uninitialised_key(side: str, name: str) -> str:
     """The input key of a local read before anything set it: one side's own, so a difference that
     hangs on it is never taken for a difference of shared inputs."""

@@ -60,15 +60,20 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
     return first
 
 
-def undeclared_width(runner: "Runner") -> str | None:
-    """Why equivalence is not established for every type an undeclared input may have."""
+def undeclared_width(runner: "Runner", every_path: bool = False) -> str | None:
+    """Why equivalence is not established for every type an undeclared input may have. The
+    inputs the cases read name the conflicts; after a proof, which covered paths no case ran
+    (`if (c->mod == 0 && ...)` false on the one case replayed), so does every path the code
+    prints at two widths (EVERY_PATH)."""
     space = runner.old.program.space
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
     params |= kernel_state(runner)  # declared at file scope
-    for key in runner.kinds:
+    keys = [(key, display_key(key, runner.aliases)) for key in runner.kinds]
+    if every_path:
+        keys += [(text, text) for text in space.width_conflicts]
+    for key, shown in keys:
         # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
         # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
-        shown = display_key(key, runner.aliases)
         conflict = None if key in params else space.undeclared_conflict(key, shown)
         if conflict is None:
             continue

@@ -498,7 +498,7 @@ class Runner:
         first = self.run_case(discovery)
         self.kinds = dict(discovery.kinds)
         if proven and first is not None and not paths.may_be_undefined(self.traces):
-            ambiguous = undeclared_width(self)
+            ambiguous = undeclared_width(self, every_path=True)
             if ambiguous is not None:
                 return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous)
             return self._proven(first, subject)

@@ -327,3 +327,35 @@ def test_a_member_of_an_undefined_struct_through_u_against_a_64_bit_primitive_is
     new = show('\tstruct foo *f = v;\n\n\tseq_put_decimal_ull(m, "", f->bar);\n\tseq_putc(m, \'\\n\');\n')
     result = run(old, new)
     assert result.verdict == "inconclusive" and "the type of f->bar is not declared" in result.reason
+
+
+def test_an_undeclared_input_printed_only_on_a_path_the_replayed_case_misses_is_not_proven():
+    """`if (c->mod == 0 && c->port != 564)`: the one case a proof replays takes the other way, so
+    `c->port` was never among the inputs it read and its `%u` against a 64-bit primitive was
+    "equivalent, proven"; a c->port of 2^32 + 5 prints 5 on one side, 4294967301 on the other."""
+    cond = "\tstruct clnt *c = v;\n\n\tif (c->mod == 0 && c->port != 564)"
+    old = show(cond + ' seq_printf(m, ",port=%u", c->port);\n')
+    new = show(cond + ' {\n\t\tseq_puts(m, ",port=");\n\t\tseq_put_decimal_ull(m, "", c->port);\n\t}\n')
+    result = run(old, new)
+    assert result.verdict == "inconclusive" and "the type of c->port is not declared" in result.reason
+    declared = "struct clnt { void *mod; unsigned int port; };\n"
+    assert run(declared + old, declared + new).verdict == "equivalent"
+
+
+P9_TRANS = ("struct clnt { void *mod; unsigned int port; };\n"
+            "static struct foo_trans_module foo_tcp_trans = {\n\t.name = \"tcp\",\n\t.def = 0,\n};\n")
+
+
+def test_the_address_of_a_global_whose_struct_is_not_defined_is_the_globals_address():
+    """p9_fd_show_options' shape with the module struct defined in a header the input lacks: only
+    `&foo_tcp_trans` is used, an address the caller's pointer may equal (was inconclusive: "struct
+    ... of a table is not defined"); reading a member of it stays inconclusive, never a made-up
+    content."""
+    cond = "\tstruct clnt *c = v;\n\n\tif (c->mod == &foo_tcp_trans && c->port != 564)"
+    old = show(cond + ' seq_printf(m, ",port=%u", c->port);\n', P9_TRANS)
+    new = show(cond + ' {\n\t\tseq_puts(m, ",port=");\n\t\tseq_put_decimal_ull(m, "", c->port);\n\t}\n', P9_TRANS)
+    assert run(old, new).verdict == "equivalent"
+    assert run(old, new.replace("564", "565")).verdict == "divergent"
+    read = show(cond + ' seq_printf(m, ",%s=%u", (&foo_tcp_trans)->name, c->port);\n', P9_TRANS)
+    verdict, reason = verdict_and_reason(read, read.replace(",%s", ", %s"))
+    assert verdict == "inconclusive" and "struct foo_trans_module of a table is not defined" in reason, reason
