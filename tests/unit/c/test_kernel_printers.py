@@ -314,3 +314,44 @@ def test_the_other_separator_is_divergent():
     three = GROUPS.replace("g < drv->ngroups", "g < 3")  # a constant count: the search is short
     new = three.replace('g ? " " : ""', 'g ? "," : ""')
     assert verdict_of(show(three), show(new))[0] == "divergent"
+
+
+# -- formatting into a buffer of the code's own: the length it returns -------------------------
+
+PADDED = ("struct foo_entry { unsigned int addr; int state; };\n",
+          "\tchar buf[17];\n\tint off;\n\n\toff = scnprintf(buf, sizeof(buf) - 1, \"%pI4\", &drv->addr);\n"
+          "\twhile (off < 16)\n\t\tbuf[off++] = ' ';\n\tbuf[off] = '\\0';\n\tseq_printf(m, \"%s%d\\n\", buf, drv->state);\n")
+
+
+def test_the_length_scnprintf_returns_pads_its_own_buffer():
+    """atmarp_info's shape: `off = scnprintf(buf, sizeof(buf) - 1, ...)` then `buf[off++] = ' '` up
+    to 16: the count is what the call wrote (at most 15 bytes here), never a free number that
+    indexes past the buffer (was inconclusive: "store at index 99 outside the array")."""
+    before, body = PADDED
+    old = show(body, before, "struct seq_file *m, struct foo_entry *drv")
+    new = old.replace('seq_printf(m, "%s%d\\n", buf, drv->state);',
+                      'seq_puts(m, buf);\n\tseq_put_decimal_ll(m, "", drv->state);\n\tseq_putc(m, \'\\n\');')
+    assert verdict_of(old, new) == ("equivalent", None)
+    assert verdict_of(old, new.replace("off < 16", "off < 15"))[0] == "divergent"
+
+
+def test_sprintf_and_snprintf_return_the_length_of_what_they_format():
+    """sprintf returns the bytes written, snprintf the whole string's length even when it cut it:
+    the same string, so `n - len` is 0 for sprintf and may be more for snprintf."""
+    def body(call: str) -> str:
+        return (f"\tchar buf[8];\n\tint n;\n\n\tn = {call};\n"
+                "\tseq_printf(m, \"%s %d\\n\", buf, n - (int)strlen(buf));\n")
+    printer = show(body('sprintf(buf, "%s", drv->name)'))
+    assert verdict_of(printer, printer.replace("n - (int)strlen(buf)", "0")) == ("equivalent", None)
+    cut = show(body('snprintf(buf, sizeof(buf), "%s", drv->name)'))
+    assert verdict_of(cut, cut.replace("n - (int)strlen(buf)", "0"))[0] == "divergent"
+    whole = show(body('scnprintf(buf, sizeof(buf), "%s", drv->name)'))
+    assert verdict_of(whole, whole.replace("n - (int)strlen(buf)", "0")) == ("equivalent", None)
+
+
+def test_a_format_that_may_write_a_nul_leaves_the_length_an_uninterpreted_value():
+    """`%c` may write a NUL: the count then exceeds the string's length, so it stays a value of
+    the call, and using it as an index is not decided as if it were strlen."""
+    printer = show("\tchar buf[8];\n\tint n;\n\n\tn = scnprintf(buf, sizeof(buf), \"%c\", drv->c);\n"
+                   "\tseq_printf(m, \"%d\\n\", n - (int)strlen(buf));\n")
+    assert verdict_of(printer, printer.replace("n - (int)strlen(buf)", "0"))[0] != "equivalent"
