@@ -54,7 +54,10 @@ def cpu_row(cpus: int, lose_separator: bool = False) -> tuple[str, str]:
         "\tseq_puts(p, irq_name(i));",
         "\tseq_putc(p, '\\n');",
     ]
-    return _show("irq_row_show", old), _show("irq_row_show", new)
+    # the counters' type, as include/linux/kernel_stat.h declares it: printed with %u here and a
+    # 64-bit primitive there, an undeclared call would be judged for every integer type
+    protos = "unsigned int kstat_irqs_cpu(unsigned int irq, int cpu);\nunsigned int fixed_count(int i, int c);\n"
+    return protos + _show("irq_row_show", old), protos + _show("irq_row_show", new)
 
 
 def list_walk(fields: int, slip: bool = False) -> tuple[str, str]:

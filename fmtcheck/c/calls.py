@@ -116,6 +116,8 @@ class CallCompiler:
         types = [a.type for a in arg_exprs]
         texts = [a.text for a in arg_exprs]
         declared = self.return_type(name) if callee is None else None
+        if declared is not None and declared[0] == "int":
+            self.space.declare_path(text)  # a prototype (the file's, or a header's) gives its type
         hint = declared if declared is not None and declared[0] == "int" else self.space.hint(text)
         where = self.where(node)
         accessor = name in lib.SEQ_ACCESSORS

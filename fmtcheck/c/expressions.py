@@ -38,6 +38,7 @@ from fmtcheck.c.values import (
     Ptr,
     SeqHandle,
     UndefinedBehaviour,
+    Unreadable,
     address_of,
     element,
     symbolic_element,
@@ -199,7 +200,9 @@ class ExpressionCompiler:
         # a free variable: the caller's data
         return Expr(lambda f: Free(name), FREE, name, node)
 
-    def _expr_field_expression(self, node, scope):
+    def _expr_field_expression(self, node, scope, addressed: bool = False):
+        """`a->f`, `a.f`; ADDRESSED for the operand of `&`, which reads nothing (an `Unreadable`
+        field is then its own value, for `&` to name by its path)."""
         base = self.expr(node.child_by_field_name("argument"), scope)
         op = node.child_by_field_name("operator").text.decode()
         fname = node.child_by_field_name("field").text.decode("latin-1")
@@ -216,7 +219,10 @@ class ExpressionCompiler:
                 return free_path(f, member_of(obj, op, fname).key, where)
             if isinstance(obj, LocalStruct):
                 if fname in obj.fields:
-                    return obj.fields[fname]
+                    value = obj.fields[fname]
+                    if isinstance(value, Unreadable) and not addressed:
+                        raise value.error
+                    return value
                 if obj.zeroed:
                     return 0
                 return free_path(f, f"{obj.key}.{fname}", where)
@@ -409,7 +415,10 @@ class ExpressionCompiler:
             opaque = self._opaque_global(argnode, scope)
             if opaque is not None:
                 return Expr(lambda f: opaque, ("ptr", FREE), node.text.decode("latin-1"), node)
-        arg = self.expr(argnode, scope)
+        if op == "&" and self.overridden(argnode).type == "field_expression":
+            arg = self._expr_field_expression(self.overridden(argnode), scope, addressed=True)
+        else:
+            arg = self.expr(argnode, scope)
         afn = arg.fn
         text = node.text.decode("latin-1")
         if op == "&":

@@ -14,10 +14,20 @@ from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import FREE, U64, conv, type_size
-from fmtcheck.c.values import MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, uninitialised_key, value_key
+from fmtcheck.c.values import (
+    MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, Unreadable, uninitialised_key, value_key,
+)
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 
 MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
+
+
+def _field_designated(item) -> bool:
+    """`.name = value` in a struct initializer."""
+    if item.type != "initializer_pair":
+        return False
+    designator = item.child_by_field_name("designator")
+    return designator is not None and designator.type == "field_designator"
 
 
 class DataCompiler:
@@ -173,12 +183,49 @@ class DataCompiler:
         items = [c for c in init.named_children if c.type != "comment"]
         if not items or (len(items) == 1 and items[0].type == "number_literal" and self._const_int(items[0]) == 0):
             return []
-        row = self._struct_row(init, self._struct_fields(struct), scope)
+        try:
+            fields = self._struct_fields(struct)
+        except Inconclusive:
+            if not all(_field_designated(item) for item in items):
+                raise
+            return self._undefined_struct_row(struct, init, scope)
+        row = self._struct_row(init, fields, scope)
         for (name, _t, _fn), item in zip(row, items):
             value = item.child_by_field_name("value") if item.type == "initializer_pair" else item
             if name in arrays and (value is None or self._const_int(value) != 0):
                 raise self.unsupported(item, f"an initializer of array member {name} of a local struct")
         return [entry for entry in row if entry[0] not in arrays]
+
+    def _undefined_struct_row(self, struct: str, init, scope: dict[str, tuple]) -> list[tuple[str, tuple, Callable]]:
+        """`static struct bt_sock_list foo_list = { .lock = __RW_LOCK_UNLOCKED(foo_list.lock) };`
+        with the struct defined in a header the input lacks: a designated initializer names its
+        fields, so the struct needs no definition; a field it does not name is zero, as C has it.
+        A value is taken as is only where its type cannot change it (a string, an address, a
+        function, NULL, 0); any other (`-1` in an unsigned field, `1` in a
+        1-bit signed bitfield, a macro) is `Unreadable`: reading it is inconclusive, naming the field."""
+        row = []
+        items = [c for c in init.named_children if c.type != "comment"]
+        for (name, t, fn), item in zip(self._struct_row(init, [], scope), items):
+            value = item.child_by_field_name("value")
+            if not self._type_free_value(value):
+                unreadable = Unreadable(Inconclusive(
+                    self.where(item), f"field .{name} of struct {struct}, which the input does not define, "
+                                      "holds a value whose type is not known"))
+                fn = (lambda u: lambda f: u)(unreadable)
+            row.append((name, t, fn))
+        return row
+
+    def _type_free_value(self, value) -> bool:
+        """Whether an initializer value means the same in a field of any type it may have."""
+        if value is None:
+            return False
+        if value.type in ("string_literal", "concatenated_string", "pointer_expression"):
+            return value.type != "pointer_expression" or value.child_by_field_name("operator").text == b"&"
+        if value.type == "identifier":
+            text = value.text.decode("latin-1")
+            return text in ("NULL", "false") or text in self.unit.functions
+        # 0 is 0 in any field (a 1-bit signed bitfield holds 1 as -1)
+        return value.type in ("false", "null") or value.type == "number_literal" and self._const_int(value) == 0
 
     def _array_members(self, struct: str) -> dict[str, tuple[tuple, int]]:
         """The array members of a struct the input defines, with their element type and size in

@@ -149,6 +149,17 @@ class LocalStruct:
         self.file_scope: str | None = None  # the global's name: the caller's data may point at it
 
 
+class Unreadable:
+    """A field of a struct the input does not define, initialised to a value whose type the model
+    cannot know (`.flags = -1`, `.size = SOME_MACRO`): reading it is ERROR, never a guess at the
+    type it converts to."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
 class OpaqueGlobal:
     """A file-scope object whose initializer the model cannot read (its struct is defined in a
     header the input lacks: `static struct p9_trans_module p9_tcp_trans = {...}`), reached only

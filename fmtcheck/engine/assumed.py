@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from fmtcheck.c import cfront
 from fmtcheck.c.hints import InputSpace
+from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.types import S32, S64, U32, U64
 from fmtcheck.common.result import Result
 from fmtcheck.engine.compare import display_key
@@ -60,6 +62,20 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
     return first
 
 
+def declared_names(unit: cfront.Unit) -> set[str]:
+    """The parameters and locals the unit's functions declare (a local `int i` printed with `%d`
+    here and a 64-bit primitive there has the type it is declared with)."""
+    names: set[str] = set()
+    for fn in unit.functions.values():
+        for node in cfront.walk(fn):
+            if node.type in ("declaration", "parameter_declaration"):
+                for d in node.children_by_field_name("declarator"):
+                    name = declarator_name(d)
+                    if name:
+                        names.add(name)
+    return names
+
+
 def undeclared_width(runner: "Runner", every_path: bool = False) -> str | None:
     """Why equivalence is not established for every type an undeclared input may have. The
     inputs the cases read name the conflicts; after a proof, which covered paths no case ran
@@ -70,7 +86,8 @@ def undeclared_width(runner: "Runner", every_path: bool = False) -> str | None:
     params |= kernel_state(runner)  # declared at file scope
     keys = [(key, display_key(key, runner.aliases)) for key in runner.kinds]
     if every_path:
-        keys += [(text, text) for text in space.width_conflicts]
+        declared = declared_names(runner.old.program.unit) | declared_names(runner.new.program.unit)
+        keys += [(text, text) for text in space.width_conflicts if text not in declared]
     for key, shown in keys:
         # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
         # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict

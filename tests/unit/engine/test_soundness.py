@@ -343,19 +343,64 @@ def test_an_undeclared_input_printed_only_on_a_path_the_replayed_case_misses_is_
 
 
 P9_TRANS = ("struct clnt { void *mod; unsigned int port; };\n"
-            "static struct foo_trans_module foo_tcp_trans = {\n\t.name = \"tcp\",\n\t.def = 0,\n};\n")
+            "static struct foo_trans_module foo_tcp_trans = {\n\t.name = \"tcp\",\n\t.def = 0,\n\t.maxsize = -1,\n};\n")
+P9_COND = "\tstruct clnt *c = v;\n\n\tif (c->mod == &foo_tcp_trans && c->port != 564)"
 
 
 def test_the_address_of_a_global_whose_struct_is_not_defined_is_the_globals_address():
-    """p9_fd_show_options' shape with the module struct defined in a header the input lacks: only
-    `&foo_tcp_trans` is used, an address the caller's pointer may equal (was inconclusive: "struct
-    ... of a table is not defined"); reading a member of it stays inconclusive, never a made-up
-    content."""
-    cond = "\tstruct clnt *c = v;\n\n\tif (c->mod == &foo_tcp_trans && c->port != 564)"
-    old = show(cond + ' seq_printf(m, ",port=%u", c->port);\n', P9_TRANS)
-    new = show(cond + ' {\n\t\tseq_puts(m, ",port=");\n\t\tseq_put_decimal_ull(m, "", c->port);\n\t}\n', P9_TRANS)
-    assert run(old, new).verdict == "equivalent"
-    assert run(old, new.replace("564", "565")).verdict == "divergent"
-    read = show(cond + ' seq_printf(m, ",%s=%u", (&foo_tcp_trans)->name, c->port);\n', P9_TRANS)
-    verdict, reason = verdict_and_reason(read, read.replace(",%s", ", %s"))
-    assert verdict == "inconclusive" and "struct foo_trans_module of a table is not defined" in reason, reason
+    """p9_fd_show_options' shape with the module struct defined in a header the input lacks:
+    `&foo_tcp_trans` is an address the caller's pointer may equal (was inconclusive: "struct ...
+    of a table is not defined"), with positional initializers as much as designated ones."""
+    for before in (P9_TRANS, P9_TRANS.replace('.name = "tcp",', '"tcp", 0,')):
+        old = show(P9_COND + ' seq_printf(m, ",port=%u", c->port);\n', before)
+        new = show(P9_COND + ' {\n\t\tseq_puts(m, ",port=");\n\t\tseq_put_decimal_ull(m, "", c->port);\n\t}\n',
+                   before)
+        assert run(old, new).verdict == "equivalent"
+        assert run(old, new.replace("564", "565")).verdict == "divergent"
+
+
+def test_a_designated_field_of_an_undefined_struct_holds_its_value_only_where_no_type_changes_it():
+    """`.name = "tcp"` is that string in a field of any type, and a field not named is zero; `-1`
+    depends on the field's type (255, 65535, ...), so reading it is inconclusive, naming it; a
+    positional initializer says nothing without the struct's field order."""
+    def printing(what: str, before: str = P9_TRANS) -> str:
+        return show(P9_COND + f' seq_printf(m, ",%s=%u", {what}, c->port);\n', before)
+
+    old = printing("foo_tcp_trans.name")
+    assert run(old, old.replace('seq_printf(m, ",%s=%u", foo_tcp_trans.name,', 'seq_printf(m, ",tcp=%u",')
+               ).verdict == "equivalent"
+    assert run(old, old.replace(",%s", ", %s")).verdict == "divergent"
+    zero = printing("foo_tcp_trans.owner ? \"x\" : \"y\"")
+    assert run(zero, zero.replace('foo_tcp_trans.owner ? "x" : "y"', '"y"')).verdict == "equivalent"
+    for read, field in ((printing("foo_tcp_trans.maxsize ? \"x\" : \"y\""), "field .maxsize"),
+                        (printing("foo_tcp_trans.name", P9_TRANS.replace('.name = "tcp",', '"tcp", 0,')),
+                         "struct foo_trans_module of a table is not defined")):
+        verdict, reason = verdict_and_reason(read, read.replace(",%s", ", %s"))
+        assert verdict == "inconclusive" and field in reason, reason
+
+
+def test_a_list_in_a_global_of_an_undefined_struct_is_walked_and_its_lock_only_addressed():
+    """iso_debugfs_show's shape: `static struct foo_sock_list foo_sk_list = { .lock = ... };` with
+    the struct in a header: `read_lock(&foo_sk_list.lock)` takes the address of a field whose
+    value is not known (reading nothing), `sk_for_each(sk, &foo_sk_list.head)` walks rows of the
+    caller's data."""
+    before = "static struct foo_sock_list foo_sk_list = {\n\t.lock = __RW_LOCK_UNLOCKED(foo_sk_list.lock)\n};\n"
+    body = ('\tstruct sock *sk;\n\n\tread_lock(&foo_sk_list.lock);\n\tsk_for_each(sk, &foo_sk_list.head) {\n'
+            '\t\tseq_printf(m, "%pMR %d\\n", &sk->src, sk->sk_state);\n\t}\n\tread_unlock(&foo_sk_list.lock);\n')
+    old = show(body, before)
+    split = old.replace('seq_printf(m, "%pMR %d\\n", &sk->src, sk->sk_state);',
+                        'seq_printf(m, "%pMR ", &sk->src);\n\t\tseq_printf(m, "%d\\n", sk->sk_state);')
+    assert run(old, split).verdict == "equivalent"
+    assert run(old, old.replace("%pMR %d", "%pMR %3d")).verdict == "divergent"
+
+
+def test_a_call_whose_prototype_gives_its_type_is_no_undeclared_input():
+    """`unsigned int foo_count(int cpu);` declares what the call returns: `%10u` of it against a
+    64-bit primitive is proven (was inconclusive: "the type of foo_count(3) is not declared");
+    without the prototype it is not."""
+    proto = "unsigned int foo_count(int cpu);\n\n"
+    old = show('\tseq_printf(m, "%10u\\n", foo_count(3));\n')
+    new = show('\tseq_put_decimal_ull_width(m, "", foo_count(3), 10);\n\tseq_putc(m, \'\\n\');\n')
+    assert run(proto + old, proto + new).verdict == "equivalent"
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive" and "the type of foo_count(3) is not declared" in reason, reason
