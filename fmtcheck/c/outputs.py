@@ -22,7 +22,7 @@ from fmtcheck.c import formats
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
-from fmtcheck.c.values import Expr, Free, Mem, Ptr, SeqHandle
+from fmtcheck.c.values import Expr, Free, Mem, Ptr, SeqHandle, symbolic_name
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
 from fmtcheck.kernel.constants import STRING_MACROS
@@ -378,10 +378,10 @@ def opaque_pointer_key(step: Step, values: list, where: str) -> str:
     d = step.directive
     spec = d.text.decode("latin-1")
     stars = [values[i] for i in (step.width_arg, step.precision_arg) if i is not None]
-    if any(isinstance(x, Sym) for x in stars):
-        raise NotProvable("a %p extension's width is an input")
     if stars:
-        spec += "[" + ",".join(str(x) for x in stars) + "]"
+        # in a proof, a `*` width computed from the inputs is named by its expression: the same
+        # expression on both sides is the same width (`symbolic_name`); any other is no proof
+        spec += "[" + ",".join(symbolic_name(x) if isinstance(x, Sym) else str(x) for x in stars) + "]"
     return f"{spec}({_pointer_key(values[step.value_arg], where, spec)})"
 
 

@@ -355,3 +355,20 @@ def test_a_format_that_may_write_a_nul_leaves_the_length_an_uninterpreted_value(
     printer = show("\tchar buf[8];\n\tint n;\n\n\tn = scnprintf(buf, sizeof(buf), \"%c\", drv->c);\n"
                    "\tseq_printf(m, \"%d\\n\", n - (int)strlen(buf));\n")
     assert verdict_of(printer, printer.replace("n - (int)strlen(buf)", "0"))[0] != "equivalent"
+
+
+def test_a_p_extension_whose_star_width_is_an_input_is_proven_by_its_expression():
+    """dump_target's shape: `%*pE` of a name with its length as the `*` width, beside a loop over
+    an input count. The proof named the token by the width's value and gave up on a symbol, so the
+    loop was tested over huge counts until the CPU limit; the same width expression on both sides
+    is the same token, and a different one is not proven."""
+    before = "struct foo_oid { int name_len; char *name; unsigned int flags; int osds[8]; int size; };\n"
+    body = ('\tint i;\n\n\tfor (i = 0; i < drv->size; i++)\n\t\tseq_printf(m, "%s%d", (!i ? "" : ","), drv->osds[i]);\n'
+            '\tseq_printf(m, "%*pE\\t0x%x\\n", drv->name_len, drv->name, drv->flags);\n')
+    old = show(body, before, "struct seq_file *m, struct foo_oid *drv")
+    new = old.replace('seq_printf(m, "%*pE\\t0x%x\\n", drv->name_len, drv->name, drv->flags);',
+                      'seq_printf(m, "%*pE", drv->name_len, drv->name);\n\tseq_printf(m, "\\t0x%x\\n", drv->flags);')
+    result = run(old, new).results[0]
+    assert (result.verdict, result.method) == ("equivalent", "proven"), result.reason
+    wider = run(old, new.replace("drv->name_len, drv->name);", "drv->name_len + 1, drv->name);")).results[0]
+    assert wider.verdict != "equivalent"
