@@ -6,13 +6,33 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
-from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c import cfront
+from fmtcheck.c.symbolic import NotProvable, Sym, compare
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
 from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance, outside_sized_array
 from fmtcheck.common.errors import Inconclusive
 
 
 COMPARISONS = frozenset(("==", "!=", "<", ">", "<=", ">="))
+
+
+def reads_only(node) -> bool:
+    """Whether evaluating an expression does nothing but read: no call, assignment, increment
+    or comma (a `sizeof` reads nothing either)."""
+    if node is None:
+        return False
+    for n in cfront.walk(node):
+        if n.type in ("call_expression", "assignment_expression", "update_expression", "comma_expression"):
+            return False
+    return True
+
+
+def symbolic_truth(v: Sym) -> Sym:
+    """A symbol's truth as a 0/1 symbol (`v != 0`; a comparison is one already)."""
+    tree = v.tree
+    if isinstance(tree, tuple) and tree and tree[0] in COMPARISONS:
+        return v
+    return compare("!=", v, 0)
 
 
 class OperatorCompiler:
@@ -81,12 +101,36 @@ class OperatorCompiler:
         if op == "&&":
             def land(f: Frame) -> Any:
                 return int(ltruth(f) and rtruth(f))
-            return Expr(land, S32, text, node)
+            return Expr(land, S32, text, node, logical=(op, left, right))
 
         def lor(f: Frame) -> Any:
             return int(ltruth(f) or rtruth(f))
 
-        return Expr(lor, S32, text, node)
+        return Expr(lor, S32, text, node, logical=(op, left, right))
+
+    def _row_logical(self, e: Expr) -> Callable[[Frame], Any]:
+        """`if (name[i] == '%' || name[i] < 32)` as a row: the truth of `a || b` (`a && b`) as one
+        symbol over the inputs when the first operand's is one, so a proof need not fork on it (a
+        loop body cannot fork on its iteration). C evaluates the second operand only when the
+        first does not decide; evaluating it anyway is the same only for operands that do nothing
+        but read (no call, assignment or increment): any other forks on the first, as before."""
+        op, left, right = e.logical
+        ltruth, rtruth = self.operand_truth(left, rows=True), self.operand_truth(right, rows=True)
+        pure = reads_only(right.node)
+        decided = op == "||"  # the first operand's truth that decides the whole
+
+        def row_logical(f: Frame) -> Any:
+            a = ltruth(f)
+            if isinstance(a, Sym) and not pure:
+                a = truth(a, f, S32, left.text)  # the path picks the way, as an `if` on it would
+            if not isinstance(a, Sym):
+                return decided if bool(a) == decided else rtruth(f)
+            b = rtruth(f)
+            if not isinstance(b, Sym):
+                return decided if bool(b) == decided else symbolic_truth(a)
+            return symbolic_truth(a) | symbolic_truth(b) if decided else symbolic_truth(a) & symbolic_truth(b)
+
+        return row_logical
 
     def site(self, node) -> str:
         """A condition's name in the coverage of a search: file, line and column (shown), and
@@ -102,6 +146,8 @@ class OperatorCompiler:
         while node is not None and node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
         fn, t, text = e.fn, e.type, e.text
+        if rows and e.logical is not None and e.const is None:
+            return self._row_logical(e)
         if e.const is not None or node is None or (
                 node.type == "binary_expression"
                 and node.child_by_field_name("operator").text.decode() in COMPARISONS | {"&&", "||"}):

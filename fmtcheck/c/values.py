@@ -312,6 +312,7 @@ class Expr:
     text: str
     node: Any = None
     const: Any = None  # a compile-time value, when known
+    logical: Any = None  # (op, left Expr, right Expr) of `a && b`, `a || b`: an `if` may trace it as a row
 
 
 # One name per object of the caller's data, whichever way the code reaches it: `p->f`,

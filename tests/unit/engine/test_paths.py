@@ -217,3 +217,19 @@ def test_the_proof_can_be_left_out_for_the_search_alone():
     old, new = flag_rows(4)
     result = verify_sources(old, new, Options(max_examples=20, proof=False)).results[0]
     assert result.method == "tested" and any("the proof was not run" in n for n in result.notes)
+
+
+def test_a_loop_body_branching_on_an_or_of_its_element_is_proven_by_induction():
+    """dump_name_escaped's shape: `if (name[i] == '%' || name[i] < 32)` in a loop over an input
+    length. Each operand forked the proof, which a loop body cannot do on its iteration, so the
+    loop was tested over huge lengths until the CPU limit; the whole `||` is one condition of a
+    row (an operand that calls something is not evaluated where C would not: the proof forks on
+    the first, as before). The length is masked to 0..7 so that testing the slip stays cheap."""
+    def body(cond: str, escaped: str) -> str:
+        return ("\tunsigned char *name = v;\n\tsize_t i;\n\n\tfor (i = 0; i < (name_len(v) & 7); i++) {\n"
+                f"\t\tif ({cond})\n\t\t\t{escaped}\n\t\telse\n\t\t\tseq_putc(m, name[i]);\n\t}}\n")
+    cond = "name[i] == '%' || name[i] < 32 && name[i] != 9"
+    old = show(body(cond, 'seq_printf(m, "%%%02x", name[i]);'))
+    new = show(body(cond, '{ seq_putc(m, \'%\'); seq_printf(m, "%02x", name[i]); }'))
+    assert_proven(old, new)
+    assert judge(old, show(body(cond.replace("< 32", "< 31"), 'seq_printf(m, "%%%02x", name[i]);'))).verdict == "divergent"
