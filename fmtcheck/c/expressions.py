@@ -5,14 +5,14 @@ pointer operators) to closures.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any
 
-from fmtcheck.c import cfront, symbolic
+from fmtcheck.c import symbolic
 from fmtcheck.c.arith import as_int, truth, truth_value
 from fmtcheck.c.coverage import input_reads, observe_table_index
 from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.nodes import snip
-from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import (
     BASE_TYPES,
     CHAR,
@@ -382,32 +382,6 @@ class ExpressionCompiler:
             return Expr(inv, t, text, node, conv(~arg.const, t) if isinstance(arg.const, int) else None)
         raise self.unsupported(node, f"unary operator {op}")
 
-    def _address_name(self, argnode, scope) -> Callable[[Frame], Any]:
-        """The name of the address of an object the model holds as a plain value (an element of
-        a file's array, `&counters[i]`), for an uninterpreted call that receives it: by the
-        array and the index's value, never by the text of a local (a renamed index would name
-        another object)."""
-        text = argnode.text.decode("latin-1")
-        where = self.where(argnode)
-        if argnode.type == "subscript_expression":
-            base = argnode.child_by_field_name("argument")
-            index = self.expr(argnode.child_by_field_name("index"), scope)
-            base_name = base.text.decode("latin-1")
-            if base.type == "identifier" and base_name not in scope:
-                def element_address(f: Frame) -> Any:
-                    i = as_int(index.fn(f), f, index.type, index.text)
-                    if isinstance(i, Sym):
-                        raise NotProvable("an index depends on an input")
-                    return Free(f"&{base_name}[{i}]")
-                return element_address
-        if any(n.type == "identifier" and n.text.decode("latin-1") in scope for n in cfront.walk(argnode)):
-            # the address of a local scalar (an out-parameter of an unknown call is the call's):
-            # its text would name a local, and two locals of one name in two scopes are two objects
-            def unnamed(f: Frame) -> Any:
-                raise Inconclusive(where, f"the address of '{text}' is not modelled")
-            return unnamed
-        return lambda f: Free("&" + text)
-
     def _expr_pointer_expression(self, node, scope):
         op = node.child_by_field_name("operator").text.decode()
         argnode = node.child_by_field_name("argument")
@@ -456,14 +430,6 @@ class ExpressionCompiler:
         return Expr(deref, elem, text, node)
 
     _expr_concatenated_string = _expr_string_literal
-
-    def _opaque_global(self, argnode, scope) -> OpaqueGlobal | None:
-        """`&p9_tcp_trans` of a global whose initializer is not modelled: its address alone (see
-        `OpaqueGlobal`); None for any other operand."""
-        name = argnode.text.decode("latin-1")
-        if name in scope or name not in self.unmodelled:
-            return None
-        return OpaqueGlobal(name, self.unmodelled[name])
 
 
 def built_string(node) -> bool:

@@ -15,7 +15,8 @@ from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import FREE, U64, conv, type_size
 from fmtcheck.c.values import (
-    MAX_LOCAL_ARRAY, Frame, LocalStruct, Mem, Table, Unreadable, uninitialised_key, value_key,
+    MAX_LOCAL_ARRAY, Frame, Free, LocalStruct, Mem, OpaqueGlobal, Table, Unreadable, uninitialised_key,
+    value_key,
 )
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 
@@ -292,6 +293,40 @@ class DataCompiler:
                 if fname:
                     fields.append((fname, self._declared_type(fd, d)))
         return fields
+
+    def _address_name(self, argnode, scope) -> Callable[[Frame], Any]:
+        """The name of the address of an object the model holds as a plain value (an element of
+        a file's array, `&counters[i]`), for an uninterpreted call that receives it: by the
+        array and the index's value, never by the text of a local (a renamed index would name
+        another object)."""
+        text = argnode.text.decode("latin-1")
+        where = self.where(argnode)
+        if argnode.type == "subscript_expression":
+            base = argnode.child_by_field_name("argument")
+            index = self.expr(argnode.child_by_field_name("index"), scope)
+            base_name = base.text.decode("latin-1")
+            if base.type == "identifier" and base_name not in scope:
+                def element_address(f: Frame) -> Any:
+                    i = as_int(index.fn(f), f, index.type, index.text)
+                    if isinstance(i, Sym):
+                        raise NotProvable("an index depends on an input")
+                    return Free(f"&{base_name}[{i}]")
+                return element_address
+        if any(n.type == "identifier" and n.text.decode("latin-1") in scope for n in cfront.walk(argnode)):
+            # the address of a local scalar (an out-parameter of an unknown call is the call's):
+            # its text would name a local, and two locals of one name in two scopes are two objects
+            def unnamed(f: Frame) -> Any:
+                raise Inconclusive(where, f"the address of '{text}' is not modelled")
+            return unnamed
+        return lambda f: Free("&" + text)
+
+    def _opaque_global(self, argnode, scope) -> OpaqueGlobal | None:
+        """`&p9_tcp_trans` of a global whose initializer is not modelled: its address alone (see
+        `OpaqueGlobal`); None for any other operand."""
+        name = argnode.text.decode("latin-1")
+        if name in scope or name not in self.unmodelled:
+            return None
+        return OpaqueGlobal(name, self.unmodelled[name])
 
     def _loop_key_part(self, arg, scope) -> Callable[[Frame], str]:
         """How one argument of an iterator macro names the loop: by its value (so a renamed local
