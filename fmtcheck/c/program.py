@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from fmtcheck.c import cfront, headers
 from fmtcheck.c.calls import CallCompiler
+from fmtcheck.c.formatting import FormattingCompiler
 from fmtcheck.c.expressions import ExpressionCompiler
 from fmtcheck.c.hints import InputSpace
 from fmtcheck.c.nodes import declarator_name, object_is_const, seq_file_names
@@ -38,7 +39,8 @@ from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 from fmtcheck.kernel.primitives import PRIMITIVES
 
 
-class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler):
+class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompiler, CallCompiler,
+              FormattingCompiler):
     """The compiled functions of one side."""
 
     def __init__(self, unit: cfront.Unit, space: InputSpace, label: str, tree: str | None = None) -> None:
