@@ -116,10 +116,9 @@ def _return_types(path: Path) -> dict[str, tuple | None]:
     function-like macro of that name, which is what the preprocessor calls)."""
     from fmtcheck.c.types import BASE_TYPES
 
-    data = _read(path)
-    if data is None:
+    clean = _clean(path)
+    if clean is None:
         return {}
-    clean = _COMMENT.sub(b" ", data.replace(b"\\\n", b" "))
     out: dict[str, tuple | None] = {}
     for m in _PROTOTYPE.finditer(clean):
         words = [w for w in m.group(1).decode("latin-1").split() if w != "const"]
@@ -227,15 +226,20 @@ def _function_macros(root: Path, directory: Path | None, includes: tuple) -> tup
 
 @functools.lru_cache(maxsize=4096)
 def _header_function_macros(path: Path) -> dict[str, bytes | None]:
-    data = _read(path)
-    if data is None:
+    clean = _clean(path)
+    if clean is None:
         return {}
-    clean = _COMMENT.sub(b" ", data.replace(b"\\\n", b" "))
     lines: dict[str, bytes | None] = {}
     for m in _FUNCTION_DEFINE.finditer(clean):
         name, line = m.group(1).decode("latin-1"), b" ".join(m.group(0).split())
         lines[name] = line if lines.get(name, line) == line else None  # two branches' bodies: neither
     return lines
+
+
+def _clean(path: Path) -> bytes | None:
+    """A header's text with continuation lines joined and comments blanked (None: unreadable)."""
+    data = _read(path)
+    return None if data is None else _COMMENT.sub(b" ", data.replace(b"\\\n", b" "))
 
 
 def _merge(values: dict[str, tuple[int, tuple]], conflicts: set[str], found: dict[str, tuple[int, tuple]]) -> None:
