@@ -224,13 +224,11 @@ class CallCompiler:
         out = self._out_param(args[2], scope) if rem_t else None
         if rem_t and (out is None or out[1][0] != "int"):
             return None
-        n, d = self.expr(args[0], scope), self.expr(args[1], scope)
+        operands = _division_operands(self.expr(args[0], scope), self.expr(args[1], scope), dividend_t, divisor_t)
         line = self.line(node)
 
         def divide(f: Frame) -> Any:
-            a = conv(as_int(n.fn(f), f, n.type if n.type[0] == "int" else dividend_t, n.text), dividend_t)
-            b = conv(conv(as_int(d.fn(f), f, d.type if d.type[0] == "int" else divisor_t, d.text), divisor_t),
-                     dividend_t)
+            a, b = operands(f)
             if out is not None:
                 f.vars[out[0]] = conv(conv(c_divide("%", a, b, dividend_t, line), rem_t), out[1])
             return c_divide("/", a, b, dividend_t, line)
@@ -244,13 +242,12 @@ class CallCompiler:
         if name is None or scope.get(name, ("?",))[0] != "int":
             raise self.unsupported(node, "do_div of something other than a local integer")
         local_t = scope[name]
-        n, base = self.expr(args[0], scope), self.expr(args[1], scope)
+        u64, u32, _ = lib.DIVISIONS["div_u64_rem"]
+        operands = _division_operands(self.expr(args[0], scope), self.expr(args[1], scope), u64, u32)
         line = self.line(node)
-        u32, u64 = lib.DIVISIONS["div_u64"][1], lib.DIVISIONS["div_u64"][0]
 
         def do_div(f: Frame) -> Any:
-            a = conv(as_int(n.fn(f), f, n.type, n.text), u64)
-            b = conv(conv(as_int(base.fn(f), f, base.type if base.type[0] == "int" else u32, base.text), u32), u64)
+            a, b = operands(f)
             rem = conv(c_divide("%", a, b, u64, line), u32)
             f.vars[name] = conv(c_divide("/", a, b, u64, line), local_t)
             return rem
@@ -418,6 +415,18 @@ class CallCompiler:
 
     def _builtin_hex_byte_pack_upper(self, args, node, scope, text):
         return self._builtin_hex_byte_pack(args, node, scope, text, upper=True)
+
+
+def _division_operands(n: Expr, d: Expr, dividend_t: tuple, divisor_t: tuple) -> Callable[[Frame], tuple[Any, Any]]:
+    """A math64.h division's operands as it receives them: the dividend in its parameter's type,
+    the divisor in its own (div_u64's u32) and then widened to the dividend's, where C divides."""
+
+    def operands(f: Frame) -> tuple[Any, Any]:
+        a = conv(as_int(n.fn(f), f, n.type if n.type[0] == "int" else dividend_t, n.text), dividend_t)
+        b = conv(as_int(d.fn(f), f, d.type if d.type[0] == "int" else divisor_t, d.text), divisor_t)
+        return a, conv(b, dividend_t)
+
+    return operands
 
 
 def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> None:

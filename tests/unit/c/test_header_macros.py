@@ -82,3 +82,13 @@ def test_only_plain_arithmetic_macros_defined_once_and_unknown_to_the_model_are_
 def test_without_the_tree_nothing_is_expanded(tmp_path):
     tree_with_header(tmp_path)
     assert header_macros(ROW.encode(), "kernel/avg.c", str(tmp_path / "nowhere")) == {}
+
+
+def test_the_modelled_builtins_are_exactly_the_call_compilers():
+    """lib.BUILTIN_CALLS (which keeps a header's definition from replacing a modelled call) is
+    kept by hand in the kernel layer, below the C compiler it names: it must match the compiler."""
+    from fmtcheck.c.calls import CallCompiler
+    from fmtcheck.kernel import lib
+
+    builtins = {n[len("_builtin_"):] for n in dir(CallCompiler) if n.startswith("_builtin_")}
+    assert builtins == set(lib.BUILTIN_CALLS)
