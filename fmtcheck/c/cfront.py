@@ -512,7 +512,12 @@ def header_macros(data: bytes, where: str, tree: str) -> dict[str, Macro]:
             break
         accepted.update(fresh)
         wanted |= {t.decode("latin-1") for m in fresh.values() for t in _called(m.body)}
-    return {name: m for name, m in accepted.items() if all(c.decode("latin-1") in accepted for c in _called(m.body))}
+    while True:  # a macro expands only into macros that are taken themselves, all the way down
+        left_out = [n for n, m in accepted.items() if any(c.decode("latin-1") not in accepted for c in _called(m.body))]
+        if not left_out:
+            return accepted
+        for name in left_out:
+            del accepted[name]
 
 
 def _called(body: list[bytes]) -> list[bytes]:

@@ -24,6 +24,9 @@ HEADER = """#ifndef _LINUX_LOADISH_H
 #define SPAN(x) ((x) << 1)
 #endif
 #define min(a, b) ((a) < (b) ? (a) : (b))
+#define OUTER(x) (MIDDLE(x) + 1)
+#define MIDDLE(x) (INNER(x) * 2)
+#define INNER(x) ((x)->count)
 #endif
 """
 
@@ -77,6 +80,8 @@ def test_only_plain_arithmetic_macros_defined_once_and_unknown_to_the_model_are_
     taken = header_macros(text, "kernel/avg.c", tree)
     assert set(taken) == {"LOAD_INT", "LOAD_FRAC"}  # LOAD_FRAC's LOAD_INT followed too
     assert taken["LOAD_INT"].params == ["x"]
+    chained = header_macros(ROW.encode() + b"int y = OUTER(p);\n", "kernel/avg.c", tree)
+    assert "OUTER" not in chained and "MIDDLE" not in chained  # INNER reads a member: none of the chain
 
 
 def test_without_the_tree_nothing_is_expanded(tmp_path):
