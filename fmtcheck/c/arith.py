@@ -2,6 +2,15 @@
 
 The operators work on concrete ints and on `fmtcheck.c.symbolic.Sym` alike, so the same compiled
 closures serve testing and proof.
+
+Shifts follow the compiler the kernel is built with, not ISO C's list of undefined behaviour:
+GCC documents that it does not treat a signed `<<` as undefined (it shifts the two's-complement
+bits; only UBSAN reports it) and the kernel builds with -fno-strict-overflow, so a left shift of
+a negative value, or one that shifts bits into or past the sign bit, is defined here as the
+two's-complement wrap to the promoted left operand's type (`(s64)-1 << 2` is -4, `1 << 31` is
+INT_MIN). A shift count that is negative or at least the promoted left operand's width stays
+undefined behaviour (GCC gives no meaning to it and the hardware masks the count differently per
+architecture); the fast path (fmtcheck.engine.fastpath) keeps both rules.
 """
 
 from __future__ import annotations
@@ -216,9 +225,7 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
                 b = conv(as_int(rfn(f), f, rt, rtext), rtp)
                 if type(b) is int and (b < 0 or b >= bits):
                     raise UndefinedBehaviour(line, f"shift by {b} of a {bits}-bit value")
-                if t[2] and type(a) is int and a < 0:
-                    raise UndefinedBehaviour(line, "left shift of a negative value")
-                return conv(a << b, t)
+                return conv(a << b, t)  # a negative `a`, or bits into the sign: wraps (see above)
             return shl, t
 
         def shr(f: Frame) -> Any:
@@ -226,6 +233,10 @@ def binary(op: str, left: Expr, right: Expr, lt: tuple, rt: tuple, line: int, wh
             b = conv(as_int(rfn(f), f, rt, rtext), rtp)
             if type(b) is int and (b < 0 or b >= bits):
                 raise UndefinedBehaviour(line, f"shift by {b} of a {bits}-bit value")
+            if isinstance(b, Sym):
+                # the same value; the tree then names the operand's width, which the fast path
+                # needs to refuse a count at or over it (fastpath.compile_tree)
+                return conv(a >> b, t)
             return a >> b
         return shr, t
 

@@ -230,3 +230,57 @@ class Poison(Sym):
         if name == "tree":
             raise NotProvable(POISON_READ)
         return object.__getattribute__(self, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# equal values written differently: wraps a narrower wrap makes redundant
+
+
+# operators whose result's low w bits depend only on the low w bits of their operands (a ring
+# mod 2^w, and bitwise); `<<` by a constant is one of them for its left operand
+_LOW_BITS_OPS = {"+", "-", "*", "&", "|", "^"}
+
+
+def canonical(tree: Any) -> Any:
+    """The tree with every conversion its value does not need removed, so that two ways of
+    computing the same value compare equal: `(u64)(s64)(x << 2)` and `(u64)(x << 2)` of the same
+    input are one value (a truncation to w bits depends only on the low w bits of a sum, product,
+    bitwise operation or left shift, and of a wider conversion of an input). The same tree for
+    two inputs' values means the same value for every input; a different one means nothing."""
+    if not isinstance(tree, tuple) or not tree or not isinstance(tree[0], str):
+        return tree
+    if tree[0] == "wrap":
+        return ("wrap", tree[1], tree[2], _low_bits(tree[3], tree[1]))
+    if tree[0] in ("in", "k"):
+        return tree
+    return (tree[0], *(canonical(t) for t in tree[1:]))
+
+
+def _counted_shift(tree: Any) -> bool:
+    return tree[0] in ("<<", ">>") and tree[2][0] != "k"
+
+
+def _low_bits(tree: Any, bits: int) -> Any:
+    """A tree whose low `bits` bits equal TREE's for every input (used only under a truncation
+    to `bits`)."""
+    kind = tree[0]
+    if kind == "wrap":
+        if tree[1] >= bits and not _counted_shift(tree[3]):
+            return _low_bits(tree[3], bits)
+        return canonical(tree)  # around a shift by an input, it names the width the count must stay under
+    if kind == "in":
+        return ("in", tree[1], bits, False) if tree[2] >= bits else tree
+    if kind == "k":
+        return ("k", tree[1] & ((1 << bits) - 1))
+    if kind in _LOW_BITS_OPS:
+        a, b = _low_bits(tree[1], bits), _low_bits(tree[2], bits)
+        if kind in _COMMUTATIVE and repr(a) > repr(b):
+            a, b = b, a
+        return (kind, a, b)
+    if kind in ("~", "neg"):
+        return (kind, _low_bits(tree[1], bits))
+    if kind == "<<" and tree[2][0] == "k":
+        return ("<<", _low_bits(tree[1], bits), tree[2])
+    if kind == "ite":
+        return ("ite", canonical(tree[1]), _low_bits(tree[2], bits), _low_bits(tree[3], bits))
+    return canonical(tree)

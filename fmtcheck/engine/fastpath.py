@@ -60,6 +60,23 @@ def _shr(a: int, b: int) -> int:
     return a >> b
 
 
+NARROWEST_PROMOTED = 32  # a shift's left operand is promoted to at least int
+
+
+def _counted_shift(kind: str, left: Callable[[dict], int], count: Callable[[dict], int],
+                   width: int) -> Callable[[dict], int]:
+    """A shift by a count read from the inputs: a count that is negative or at least `width` (the
+    promoted left operand's, or the narrowest one when the tree does not say) is undefined
+    behaviour, which only the interpreter reports: that case falls back to it. A negative left
+    operand is no reason to (see fmtcheck.c.arith: GCC's signed `<<` wraps)."""
+    def shifted(env: dict) -> int:
+        a, b = left(env), count(env)
+        if b < 0 or b >= width:
+            raise Fallback("shift count out of range")
+        return a << b if kind == "<<" else a >> b
+    return shifted
+
+
 _BINARY: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
@@ -194,7 +211,13 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
             return lambda env: env[key] & mask
         return lambda env: _wrap(env[key], bits, True)
     if kind == "wrap":
-        bits, signed, inner = tree[1], tree[2], compile_tree(tree[3])
+        bits, signed = tree[1], tree[2]
+        shift = tree[3]
+        if shift[0] in ("<<", ">>") and shift[2][0] != "k":
+            # the interpreter wraps a shift by an input to the promoted left operand's type
+            inner = _counted_shift(shift[0], compile_tree(shift[1]), compile_tree(shift[2]), bits)
+        else:
+            inner = compile_tree(tree[3])
         mask = (1 << bits) - 1
         if not signed:
             return lambda env: inner(env) & mask
@@ -215,6 +238,8 @@ def compile_tree(tree: tuple) -> Callable[[dict], int]:
     if kind == ">>" and tree[2][0] == "k":
         shift = tree[2][1]
         return lambda env: left(env) >> shift
+    if kind in ("<<", ">>") and tree[2][0] != "k":
+        return _counted_shift(kind, left, right, NARROWEST_PROMOTED)
     return lambda env: op(left(env), right(env))
 
 
