@@ -13,6 +13,7 @@ that evaluates the arguments with the C parameter types and hands them to `ctx.o
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,7 +23,8 @@ from fmtcheck.c import formats
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
-from fmtcheck.c.values import Expr, Free, Mem, Ptr, SeqHandle, symbolic_name
+from fmtcheck.c.extensions import local_scalar_address
+from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, symbolic_name
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
 from fmtcheck.kernel.constants import STRING_MACROS
@@ -91,7 +93,7 @@ def directive_kind(d: vsprintf.Directive) -> Any:
     if d.conversion == "s":
         return "str"
     if d.conversion == "p":
-        return "ptr"
+        return "extension" if vsprintf.renders_opaque(d) else "ptr"
     if d.conversion == "c":
         return S32
     if d.conversion in "diuoxX":
@@ -132,7 +134,7 @@ def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
                 kinds = printf_kinds(each)
             except Exception:  # noqa: BLE001 - a bad format is reported when compiled
                 return []
-            out += [(a, k if k != "ptr" else None) for a, k in zip(args[2:], kinds)]
+            out += [(a, k if k not in ("ptr", "extension") else None) for a, k in zip(args[2:], kinds)]
         return out
     sig = SIGNATURES.get(name)
     if sig is None:
@@ -178,7 +180,8 @@ def compile_primitive(prog, name: str, args: list, node, scope: dict, text: str)
 
 def _arg_getter(prog, node, kind, scope) -> Callable:
     """A closure computing one argument converted to what the primitive receives."""
-
+    if kind == "extension":
+        return _extension_getter(prog, node, scope)
     e = prog.expr(node, scope)
     fn = e.fn
     text = e.text
@@ -213,6 +216,22 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         raise Inconclusive(where, f"argument '{text}' is not a string")
 
     return get_str
+
+
+def _extension_getter(prog, node, scope) -> Callable:
+    """The argument of a %p extension printed as an opaque event: the pointer as it is, or the
+    value of a local integer whose address it is (see `fmtcheck.c.extensions`)."""
+    snapshot = local_scalar_address(prog, node, scope)
+    if snapshot is not None:
+        return snapshot
+    e = prog.expr(node, scope)
+    fn, where, text = e.fn, prog.where(node), e.text
+
+    def get_pointer(f) -> Any:
+        v = fn(f)
+        return v if isinstance(v, (Mem, Ptr)) else _pointer_value(v, where, text)
+
+    return get_pointer
 
 
 def _pointer_value(v: Any, where: str, text: str) -> Any:
@@ -397,7 +416,22 @@ def _pointer_key(v: Any, where: str, spec: str) -> str:
     if isinstance(v, (Mem, Ptr)):
         p = v if isinstance(v, Ptr) else Ptr(v)
         return f"local[{p.off}:{bytes(p.mem.data).hex()}]"
+    if isinstance(v, ScalarRef):
+        return f"*{'s' if v.type[2] else 'u'}{v.type[1]}={_scalar_name(v.value)}"
     raise Inconclusive(where, f"{spec} of a local object is not modelled")
+
+
+def _scalar_name(value: Any) -> str:
+    """A local integer's value in an opaque key: the number, or in a proof the expression (equal
+    expressions of the inputs are equal values). Unlike `symbolic_name` this names no new input,
+    so an expression of a loop's iteration is fine: the key is compared, iteration by iteration,
+    with the other side's, as `&v[#0].addr` is."""
+    if type(value) is int:
+        return str(value)
+    if isinstance(value, Sym):
+        text = repr((value.tree, value.bits, value.signed))
+        return "=" + hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    raise NotProvable("a %p extension of a local that holds no number")
 
 
 def _printf_plan(items) -> tuple[Step, ...]:

@@ -81,6 +81,18 @@ class Free:
         return f"Free({self.key})"
 
 
+class ScalarRef:
+    """The address of a local integer as a %p extension receives it (`%pa` of `&end`): the
+    value the local holds at the call and its declared type; never an address (see
+    `fmtcheck.c.extensions`)."""
+
+    __slots__ = ("value", "type")
+
+    def __init__(self, value: Any, t: tuple) -> None:
+        self.value = value
+        self.type = t
+
+
 class Unset(Free):
     """A pointer local not yet given a value: named by its position, never by its name, so that
     renaming a local changes nothing (an iterator macro gives it a value per iteration)."""
