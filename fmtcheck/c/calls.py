@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int, c_divide
+from fmtcheck.c.copies import whole_copy
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
@@ -132,7 +133,7 @@ class CallCompiler:
             for k, v in enumerate(values):
                 if type(v) is LocalStruct:
                     # the call may have filled it: its fields are now functions of the call
-                    v.key, v.zeroed, v.indeterminate = f"{key}->out{k}", False, False
+                    v.key, v.zeroed, v.indeterminate, v.view = f"{key}->out{k}", False, False, None
                     v.fields.clear()
             for k, v in enumerate(values):
                 if isinstance(v, (Mem, Ptr)):
@@ -293,7 +294,7 @@ class CallCompiler:
                 p.zeroed = as_int(value.fn(f), f, S32, value.text) == 0
                 if not p.zeroed:
                     raise Inconclusive(self.where(node), "memset of a struct to a byte other than 0")
-                p.key, p.indeterminate = "", False
+                p.key, p.indeterminate, p.view = "", False, None
                 return p
             if isinstance(p, Mem):
                 p = Ptr(p)
@@ -312,9 +313,12 @@ class CallCompiler:
     def _builtin_memcpy(self, args, node, scope, text):
         dst, src, count = (self.expr(a, scope) for a in args[:3])
         where = self.where(node)
+        view = whole_copy(self, args[0], args[2], scope) if len(args) >= 3 else None
 
         def memcpy(f: Frame) -> Any:
             d, s = dst.fn(f), src.fn(f)
+            if view is not None and view(f, s):
+                return d
             n = as_int(count.fn(f), f, U64, count.text)
             d = Ptr(d) if isinstance(d, Mem) else d
             s = Ptr(s) if isinstance(s, Mem) else s

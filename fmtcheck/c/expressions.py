@@ -225,6 +225,8 @@ class ExpressionCompiler:
                     return value
                 if obj.zeroed:
                     return 0
+                if obj.view is not None:
+                    return free_path(f, member_of(obj.view, ".", fname).key, where)
                 return free_path(f, f"{obj.key}.{fname}", where)
             if isinstance(obj, OpaqueGlobal):
                 raise obj.error

@@ -151,7 +151,7 @@ class LocalStruct:
     named after the local alone (the other side names its local differently, and two locals of one
     name in two scopes are different objects)."""
 
-    __slots__ = ("key", "fields", "zeroed", "indeterminate", "file_scope")
+    __slots__ = ("key", "fields", "zeroed", "indeterminate", "file_scope", "view")
 
     def __init__(self, key: str, indeterminate: bool = False) -> None:
         self.key = key
@@ -159,6 +159,9 @@ class LocalStruct:
         self.zeroed = False
         self.indeterminate = indeterminate
         self.file_scope: str | None = None  # the global's name: the caller's data may point at it
+        # the caller's object a whole memcpy copied in (see `fmtcheck.c.copies`): a field not
+        # set since reads as that object's
+        self.view: Free | None = None
 
 
 class Unreadable:

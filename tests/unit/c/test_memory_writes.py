@@ -90,3 +90,89 @@ def test_pa_of_a_local_computed_in_a_loop_body():
                       "\t\tseq_printf(m, \"%pa\", &end);\n\t\tseq_putc(m, '\\n');")
     assert verdict_of(old, new) == ("equivalent", None)
     assert verdict_of(old, new.replace("reg->size - 1", "reg->size - i"))[0] != "equivalent"
+
+
+# -- a whole memcpy of the caller's object into a local: the local reads as that object -------
+
+VEC = "struct foo_vec { unsigned int vector; unsigned int cpu; };\nstruct foo_irq { void *chip_data; };\n"
+VEC_PARAMS = "struct seq_file *m, struct foo_irq *irqd"
+COPIED = show("\tstruct foo_vec apicd;\n\n\tmemcpy(&apicd, irqd->chip_data, sizeof(apicd));\n"
+              "\tseq_printf(m, \"Vector: %5u\\nTarget: %5u\\n\", apicd.vector, apicd.cpu);\n", VEC, VEC_PARAMS)
+COPIED_SPLIT = show("\tstruct foo_vec v1;\n\n\tmemcpy(&v1, irqd->chip_data, sizeof(struct foo_vec));\n"
+                    "\tseq_puts(m, \"Vector: \");\n\tseq_printf(m, \"%5u\", v1.vector);\n"
+                    "\tseq_puts(m, \"\\nTarget: \");\n\tseq_printf(m, \"%5u\", v1.cpu);\n\tseq_putc(m, '\\n');\n",
+                    VEC, VEC_PARAMS)
+
+
+def test_a_struct_copied_whole_from_the_callers_data_reads_as_it():
+    """x86_vector_debug_show's shape (was inconclusive: "memcpy between memory the code does not
+    own"); the copy is the object itself, as a read through the pointer names it."""
+    assert verdict_of(COPIED, COPIED_SPLIT) == ("equivalent", None)
+    direct = show("\tconst struct foo_vec *d = irqd->chip_data;\n\n"
+                  "\tseq_printf(m, \"Vector: %5u\\nTarget: %5u\\n\", d->vector, d->cpu);\n", VEC, VEC_PARAMS)
+    assert verdict_of(COPIED, direct) == ("equivalent", None)
+
+
+def test_a_copy_that_prints_another_field_or_is_partial_is_never_equivalent():
+    assert verdict_of(COPIED, COPIED_SPLIT.replace("v1.cpu", "v1.vector"))[0] != "equivalent"
+    # four bytes copied: the rest of the local is what the stack held
+    partial = COPIED_SPLIT.replace("sizeof(struct foo_vec)", "sizeof(unsigned int)")
+    assert verdict_of(COPIED, partial)[0] == "inconclusive"
+
+
+def test_the_copy_is_the_locals_own_after_it_is_made():
+    """A store into the copy changes the copy, not the caller's object; a pointer taken to the
+    local before the copy reads the copy."""
+    stored = COPIED_SPLIT.replace("\tseq_puts(m, \"Vector: \");", "\tv1.cpu = 7;\n\tseq_puts(m, \"Vector: \");")
+    assert verdict_of(COPIED, stored)[0] != "equivalent"
+    seven = COPIED.replace("apicd.vector, apicd.cpu", "apicd.vector, 7")
+    assert verdict_of(seven, stored) == ("equivalent", None)
+    pointed = COPIED_SPLIT.replace("\tstruct foo_vec v1;\n", "\tstruct foo_vec v1;\n\tstruct foo_vec *p = &v1;\n")
+    pointed = pointed.replace("v1.vector)", "p->vector)")
+    assert verdict_of(COPIED, pointed) == ("equivalent", None)
+
+
+LIMITS = "struct foo_limit { unsigned long cur; unsigned long max; };\nstruct foo_task { struct foo_limit limits[16]; };\n"
+LIMITS_PARAMS = "struct seq_file *m, struct foo_task *task"
+TABLE = show("\tstruct foo_limit lim[FOO_NLIMITS];\n\tunsigned int i;\n\n"
+             "\tmemcpy(lim, task->limits, sizeof(struct foo_limit) * FOO_NLIMITS);\n"
+             "\tfor (i = 0; i < FOO_NLIMITS; i++)\n\t\tseq_printf(m, \"%-10lu %lu\\n\", lim[i].cur, lim[i].max);\n",
+             LIMITS, LIMITS_PARAMS)
+TABLE_SPLIT = TABLE.replace("seq_printf(m, \"%-10lu %lu\\n\", lim[i].cur, lim[i].max);",
+                            "{\n\t\tseq_printf(m, \"%-10lu \", lim[i].cur);\n"
+                            "\t\tseq_put_decimal_ull(m, \"\", lim[i].max);\n\t\tseq_putc(m, '\\n');\n\t}")
+
+
+def test_an_array_of_structs_copied_whole_reads_as_the_callers_array():
+    """proc_pid_limits's shape: `struct rlimit rlim[RLIM_NLIMITS]` filled by one memcpy of
+    `sizeof(struct rlimit) * RLIM_NLIMITS` bytes, sized by a macro the input does not define
+    (was inconclusive: "memcpy between memory the code does not own")."""
+    assert verdict_of(TABLE, TABLE_SPLIT) == ("equivalent", None)
+    defined = "#define FOO_NLIMITS 4\n"
+    assert verdict_of(defined + TABLE, defined + TABLE_SPLIT) == ("equivalent", None)
+    direct = TABLE.replace("lim[i].cur, lim[i].max", "task->limits[i].cur, task->limits[i].max")
+    assert verdict_of(TABLE, direct) == ("equivalent", None)
+
+
+def test_an_array_copied_in_part_or_reached_by_a_pointer_is_not_a_view():
+    partial = TABLE_SPLIT.replace("sizeof(struct foo_limit) * FOO_NLIMITS", "sizeof(struct foo_limit) * (FOO_NLIMITS - 1)")
+    assert verdict_of(TABLE, partial)[0] != "equivalent"
+    kept = TABLE_SPLIT.replace("\tunsigned int i;\n", "\tunsigned int i;\n\tstruct foo_limit *first = lim;\n")
+    kept = kept.replace("seq_putc(m, '\\n');\n\t}", "seq_putc(m, '\\n');\n\t}\n\tseq_printf(m, \"%lu\", first->cur);\n")
+    assert verdict_of(TABLE, kept)[0] != "equivalent"
+
+
+# -- writes to the caller's data: another input may be the same object -------------------------
+
+ALIAS = "struct foo_stat { unsigned int updated; unsigned int level; };\n"
+ALIAS_PARAMS = "struct seq_file *m, struct foo_stat *a, struct foo_stat *b"
+
+
+def test_a_write_to_one_input_then_a_read_of_another_is_never_equivalent():
+    """a and b may be one object: old clears a->updated then prints b->updated, new prints
+    b->updated alone."""
+    old = show("\ta->updated = 0;\n\tseq_printf(m, \"%u\\n\", b->updated);\n", ALIAS, ALIAS_PARAMS)
+    new = show("\tseq_printf(m, \"%u\\n\", b->updated);\n", ALIAS, ALIAS_PARAMS)
+    assert verdict_of(old, new)[0] != "equivalent"
+    after = show("\tseq_printf(m, \"%u\\n\", b->updated);\n\ta->updated = 0;\n", ALIAS, ALIAS_PARAMS)
+    assert verdict_of(old, after)[0] != "equivalent"
