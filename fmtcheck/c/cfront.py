@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from fmtcheck.c.headers import includes_of, tree_function_macros
+from fmtcheck.c.macroheads import rewrite_macro_heads
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
 from fmtcheck.kernel.macros import (
@@ -191,9 +192,12 @@ def _folded(directive: bytes) -> bytes:
 
 
 def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
-                ) -> tuple[list[bytes], dict[str, Macro], list[Conditional]]:
+                ) -> tuple[list[bytes], dict[str, Macro], dict[str, list[tuple[int, Macro | None]]], list[Conditional]]:
     """Blank every directive line, collect defines, keep one branch of each conditional and
-    record every conditional as it reads.
+    record every conditional as it reads. The macros are those in force at the end; a name
+    defined again or `#undef`-ed also has its (line, definition or None) events, in order, so
+    that each use expands to the definition in force at its line (`#define N(val) case
+    NETDEV_##val: ...`, its uses, `#undef N`: net/core/dev.c).
 
     Without WORLD the branch kept is the first that may be compiled: ``#if 0`` (the kernel's way
     to keep dead code or prose in a file) is never compiled, so its ``#elif``/``#else`` branch is
@@ -202,6 +206,7 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
     `fmtcheck.engine.builds` judges the builds in which the sides' texts differ.
     """
     macros: dict[str, Macro] = {}
+    events: dict[str, list[tuple[int, Macro | None]]] = {}
     out: list[bytes] = []
     stack: list[_Open] = []
     done: list[Conditional] = []
@@ -244,12 +249,16 @@ def _directives(lines: list[bytes], world: dict[bytes, int] | None = None
             macro = _parse_define(line, lineno)
             if macro:
                 macros[macro.name] = macro
+                events.setdefault(macro.name, []).append((lineno, macro))
         elif directive == b"undef" and kept:
             name = stripped.split()[1:2]
             if name:
                 macros.pop(name[0].decode("latin-1"), None)
+                events.setdefault(name[0].decode("latin-1"), []).append((lineno, None))
         out.append(b"")
-    return out, macros, done
+    # a name defined again, or `#undef`-ed: the expander takes the definition in force at each line
+    scoped = {name: ev for name, ev in events.items() if len(ev) > 1 or ev[0][1] is None}
+    return out, macros, scoped, done
 
 
 def never_compiled(directive: bytes) -> bool:
@@ -260,9 +269,24 @@ def never_compiled(directive: bytes) -> bool:
 class _Expander:
     """A bounded macro expander over token lists (the subset of cpp the kernel's output code uses)."""
 
-    def __init__(self, macros: dict[str, Macro]) -> None:
+    def __init__(self, macros: dict[str, Macro], scoped: dict[str, list[tuple[int, Macro | None]]] | None = None,
+                 before: dict[str, Macro] | None = None) -> None:
         self.macros = macros
+        self.scoped = scoped or {}
+        self.before = before or {}  # what a scoped name means before the text's first event (a header's)
+        self.line = 1  # the line of the text being expanded (uses inside an expansion keep the call's)
         self.budget = MAX_EXPANSION_BYTES
+
+    def _in_force(self, name: str) -> Macro | None:
+        events = self.scoped.get(name)
+        if events is None:
+            return self.macros.get(name)
+        macro = self.before.get(name)
+        for line, defined in events:
+            if line >= self.line:
+                break
+            macro = defined
+        return macro
 
     def expand(self, tokens: list[bytes], hide: frozenset[str] = frozenset(), depth: int = 0) -> list[bytes]:
         if depth > MAX_EXPANSION_DEPTH:
@@ -271,15 +295,18 @@ class _Expander:
         i = 0
         while i < len(tokens):
             tok = tokens[i]
+            if tok == b"\n" and depth == 0:
+                self.line += 1
             name = tok.decode("latin-1") if _is_ident(tok) else None
-            macro = self.macros.get(name) if name and name not in hide else None
+            macro = self._in_force(name) if name and name not in hide else None
             if macro is None:
                 out.append(tok)
                 i += 1
                 continue
             if macro.params is None:
                 self._spend(sum(len(t) for t in macro.body), macro, name)
-                out.extend(self.expand(list(macro.body), hide | {name}, depth + 1))
+                # the body's tokens apart, as written (`sizeof(struct key_vector *)` stays three words)
+                out.extend(self.expand([t for tok in macro.body for t in (tok, b" ")], hide | {name}, depth + 1))
                 i += 1
                 continue
             j = _skip_space(tokens, i + 1)
@@ -292,7 +319,10 @@ class _Expander:
             self._spend(sum(len(t) for t in body), macro, name)
             out.extend(self.expand(body, hide | {name}, depth + 1))
             # keep the line count: the newlines swallowed inside the argument list come after
-            out.extend(b"\n" for t in tokens[i:end] if t == b"\n")
+            swallowed = sum(1 for t in tokens[i:end] if t == b"\n")
+            out.extend(b"\n" for _ in range(swallowed))
+            if depth == 0:
+                self.line += swallowed
             i = end
         return out
 
@@ -470,18 +500,23 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
     data = data.replace(b"\r\n", b"\n")
     # comments go first, as in C's translation phases: one opened on a directive line
     # (`#define N 0 /* several lines */`) belongs to that line, never to the code after it
-    lines, macros, conditionals = _directives(_join_continuations(_blank_comments(data)), world)
+    lines, macros, scoped, conditionals = _directives(_join_continuations(_blank_comments(data)), world)
     if tree:
         extra_macros = {**header_macros(data, where, tree), **(extra_macros or {})}
     if extra_macros:
         macros = {**extra_macros, **macros}
     text = b"\n".join(lines)
-    if macros:
-        text = b"".join(_Expander(macros).expand(tokenize(text)))
+    if macros or scoped:
+        expander = _Expander(macros, scoped, extra_macros or {})
+        text = b"".join(expander.expand(tokenize(text)))
     text = _blank_annotations(text)
     text = kernel_macros.rewrite(text)
+    if tree:
+        text = rewrite_macro_heads(text, data, where, tree)
     text = _rewrite_for_each(text)
     return Source(text, macros, includes=includes_of(data), conditionals=conditionals)
+
+
 
 
 _CAPS_CALL = re.compile(rb"\b([A-Z][A-Z0-9_]*)\s*\(")

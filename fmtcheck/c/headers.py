@@ -236,6 +236,32 @@ def _header_function_macros(path: Path) -> dict[str, bytes | None]:
     return lines
 
 
+def tree_macro_bodies(tree: str | None, where: str, includes: list[tuple[bool, str]],
+                      wanted: frozenset[str]) -> dict[str, tuple[bytes, ...]]:
+    """Name -> the body of every `#define NAME(params) body` among `wanted` in the headers
+    `includes` reach, each once: a name defined in several branches of a `#ifdef` has several
+    bodies, each what some build compiles (the caller decides only what they all agree on)."""
+    if not tree or not wanted:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    bodies: dict[str, dict[bytes, None]] = {}
+    for header in _include_closure(root, _file_directory(root, where), tuple(includes)):
+        for name, body in _header_macro_bodies(header):
+            if name in wanted:
+                bodies.setdefault(name, {})[body] = None
+    return {name: tuple(found) for name, found in bodies.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_macro_bodies(path: Path) -> tuple[tuple[str, bytes], ...]:
+    clean = _clean(path)
+    if clean is None:
+        return ()
+    return tuple((m.group(1).decode("latin-1"), b" ".join(m.group(3).split())) for m in _FUNCTION_DEFINE.finditer(clean))
+
+
 def _clean(path: Path) -> bytes | None:
     """A header's text with continuation lines joined and comments blanked (None: unreadable)."""
     data = _read(path)

@@ -13,9 +13,9 @@ from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.types import FREE, U64, conv, type_size
+from fmtcheck.c.types import FREE, U32, U64, conv, type_size
 from fmtcheck.c.values import (
-    MAX_LOCAL_ARRAY, Frame, Free, LocalStruct, Mem, OpaqueGlobal, Table, Unreadable, uninitialised_key,
+    MAX_LOCAL_ARRAY, Expr, Frame, Free, LocalStruct, Mem, OpaqueGlobal, Table, Unreadable, uninitialised_key,
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
@@ -293,6 +293,27 @@ class DataCompiler:
                 if fname:
                     fields.append((fname, self._declared_type(fd, d)))
         return fields
+
+    def _expr_offsetof_expression(self, node, scope):
+        """`offsetof(struct sockaddr_un, sun_path)`: see `_offset_of`."""
+        tnode, member = node.child_by_field_name("type"), node.child_by_field_name("member")
+        if tnode is None or member is None:
+            raise self.unsupported(node, "offsetof without a type and a member")
+        return self._offset_of(tnode.text, member.text, node)
+
+    def _builtin___fc_offsetof(self, args, node, scope, text):
+        """`offsetof(T, a.b[n])`, which the front end spells `__fc_offsetof("T", "a.b[n]")`."""
+        if len(args) != 2 or any(a.type != "string_literal" for a in args):
+            raise self.unsupported(node, "offsetof of a member designator the model cannot read")
+        return self._offset_of(self.string_bytes(args[0]), self.string_bytes(args[1]), node)
+
+    def _offset_of(self, type_text: bytes, member: bytes, node) -> Expr:
+        """The offset of a member in a struct is the kernel's layout, which the model does not
+        compute: a size_t input named by the type and the designator as written (blanks aside), so
+        both sides read the same value for the same member, and no verdict depends on a made-up
+        layout."""
+        key = f"offsetof({' '.join(type_text.decode('latin-1').split())}, {''.join(member.decode('latin-1').split())})"
+        return Expr(lambda f: f.ctx.inputs.int_input(key, U32), U64, node.text.decode("latin-1"), node)
 
     def _address_name(self, argnode, scope) -> Callable[[Frame], Any]:
         """The name of the address of an object the model holds as a plain value (an element of

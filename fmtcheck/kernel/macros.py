@@ -17,7 +17,8 @@ from fmtcheck.kernel.primitives import PRIMITIVES
 ANNOTATIONS = re.compile(
     rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|"
     rb"must_check|pure|noreturn|used|ro_after_init|read_mostly|initdata|initconst|force|bitwise|kernel|"
-    rb"noinline_for_stack|noinline|always_unused|visible|latent_entropy|ref|meminit|sched)"
+    rb"noinline_for_stack|noinline|always_unused|visible|latent_entropy|ref|meminit|sched|"
+    rb"net_init|net_exit|net_initdata|net_exitdata)"
     rb"|noinline|notrace|asmlinkage|inline)\b"
 )
 
@@ -111,6 +112,7 @@ def modelled(name: str) -> bool:
 def rewrite(text: bytes) -> bytes:
     """All the rewrites, in an order where each sees the previous one's output."""
     text = _BARE_ANNOTATIONS.sub(lambda m: b" " * len(m.group(0)), text)
+    text = _rewrite_layout_macros(text)
     text = _rewrite_file_scope(text)
     text = _rewrite_statements(text)
     text = _rewrite_calls(text)
@@ -211,9 +213,56 @@ def _depths(text: bytes) -> list[int]:
     return out
 
 
-def _at_statement_start(text: bytes, pos: int) -> bool:
+def at_statement_start(text: bytes, pos: int) -> bool:
     before = text[:pos].rstrip()
     return not before or before.endswith((b";", b"{", b"}", b")", b":")) or before.endswith(b"else")
+
+
+# ---------------------------------------------------------------------------------------------
+# layout: expressions of a struct's layout, and members declared by a macro
+
+_ZERO_CHECKS = re.compile(rb"\b(BUILD_BUG_ON_ZERO)\s*\(")
+_OFFSETOF = re.compile(rb"\boffsetof\s*\(")
+_FLEX_ARRAY = re.compile(rb"\b(DECLARE_FLEX_ARRAY|__DECLARE_FLEX_ARRAY)\s*\(")
+_PLAIN_MEMBER = re.compile(rb"\s*[A-Za-z_]\w*\s*\Z")
+
+
+def _rewrite_layout_macros(text: bytes) -> bytes:
+    """`BUILD_BUG_ON_ZERO(e)` is the int 0 wherever it stands (an initializer's item as well as a
+    term: `static int bugs[] = { BUILD_BUG_ON_ZERO(offsetof(...) % 4), ... }`);
+    `offsetof(T, a.b[n])`, whose member designator tree-sitter cannot parse, is
+    `__fc_offsetof("T", "a.b[n]")` (the model's offset of that designator: the same input on both
+    sides); `DECLARE_FLEX_ARRAY(T, name)` in a struct declares `T name[]`."""
+    text = _replace_calls(text, _ZERO_CHECKS, lambda args: b"0")
+    text = _replace_calls(text, _OFFSETOF, _offsetof_call)
+    return _replace_calls(text, _FLEX_ARRAY, lambda args: args[0].strip() + b" " + args[1].strip() + b"[]"
+                          if len(args) == 2 else None)
+
+
+def _offsetof_call(args: list[bytes]) -> bytes | None:
+    if len(args) != 2 or _PLAIN_MEMBER.match(args[1]):
+        return None  # `offsetof(struct T, member)`: tree-sitter's offsetof_expression
+    quoted = [b'"' + b" ".join(a.split()).replace(b'"', b"'") + b'"' for a in args]
+    return b"__fc_offsetof(" + b", ".join(quoted) + b")"
+
+
+def _replace_calls(text: bytes, pattern: re.Pattern, make) -> bytes:
+    """Each call of PATTERN, by MAKE(its arguments) (None: left as it is), newlines kept."""
+    out = bytearray()
+    pos = 0
+    for m in pattern.finditer(text):
+        if m.start() < pos:
+            continue
+        close = matching_paren(text, m.end() - 1)
+        if close is None:
+            continue
+        new = make(split_args(text[m.end():close]))
+        if new is None:
+            continue
+        out += text[pos:m.start()] + new.replace(b"\n", b" ") + _newlines(text[m.start():close + 1])
+        pos = close + 1
+    out += text[pos:]
+    return bytes(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,7 +346,7 @@ def _blank_statement_calls(text: bytes, pattern: re.Pattern) -> bytes:
     out = bytearray()
     pos = 0
     for m in pattern.finditer(text):
-        if m.start() < pos or not _at_statement_start(text, m.start()):
+        if m.start() < pos or not at_statement_start(text, m.start()):
             continue
         close = matching_paren(text, m.end() - 1)
         if close is None:
@@ -312,7 +361,7 @@ def _replace_heads(text: bytes, pattern: re.Pattern, make) -> bytes:
     out = bytearray()
     pos = 0
     for m in pattern.finditer(text):
-        if m.start() < pos or not _at_statement_start(text, m.start()):
+        if m.start() < pos or not at_statement_start(text, m.start()):
             continue
         close = matching_paren(text, m.end() - 1)
         if close is None:
@@ -335,7 +384,7 @@ def _replace_guards(text: bytes) -> bytes:
     out = bytearray()
     pos = 0
     for m in _GUARD_STMT.finditer(text):
-        if m.start() < pos or not _at_statement_start(text, m.start()):
+        if m.start() < pos or not at_statement_start(text, m.start()):
             continue
         close = matching_paren(text, m.end() - 1)
         if close is None:
