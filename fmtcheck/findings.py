@@ -9,7 +9,6 @@ placed at its line and column in the capture.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -143,6 +142,8 @@ def _gh_property(text: str) -> str:
 
 
 def render_sarif(report: Report, version: str) -> str:
+    import json  # (only SARIF needs it: not imported by every text report)
+
     return json.dumps(sarif_log(report, version), indent=2, ensure_ascii=False) + "\n"
 
 

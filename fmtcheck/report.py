@@ -5,7 +5,6 @@ workflow annotations.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import IO
@@ -52,6 +51,8 @@ def in_input_order(report: Report) -> list:
 
 
 def render_json(report: Report, info: RunInfo | None = None) -> str:
+    import json  # (only the JSON format needs it: not imported by every text report)
+
     return json.dumps(json_document(report, info), indent=2, ensure_ascii=False) + "\n"
 
 

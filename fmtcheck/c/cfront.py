@@ -630,7 +630,10 @@ class Unit:
         key = (node.id, types)
         nodes = self.found.get(key)
         if nodes is None:
-            nodes = self.found[key] = [n for n in walk(node) if n.type in types]
+            every = self.found.get((node.id, "every node"))
+            if every is None:  # one walk of the subtree for every question asked of it
+                every = self.found[(node.id, "every node")] = list(walk(node))
+            nodes = self.found[key] = [n for n in every if n.type in types]
         return nodes
 
     def user_line(self, node) -> int:

@@ -19,13 +19,12 @@ before: not an induction), and no other variable may change.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c.symbolic import Sym
-from fmtcheck.c.values import Frame
+from fmtcheck.c.values import Frame, short_digest
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
 FOLD = "fold="  # engine/fastpath.py refuses traces that hold one (it is no input of a concrete run)
@@ -55,7 +54,7 @@ def fold(f: Frame, name: str, before: Any, declared: tuple | None, loop_key: str
     if any(int(d) < depth for d in _PLACEHOLDER.findall(repr(step_tree))):
         return False  # a step over an outer loop's iteration
     what = repr((loop_key, _tree(before), step_tree, declared[1], declared[2]))
-    digest = hashlib.sha1(what.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = short_digest(what.encode("utf-8", "surrogateescape"))
     f.vars[name] = Sym.input(f"{FOLD}{digest}", declared[1], declared[2])
     return True
 

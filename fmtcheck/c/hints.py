@@ -30,6 +30,15 @@ class InputSpace:
         self.printed_width: dict[str, int] = {}  # operand -> the width a printf conversion gives it
         self.declared_paths: set[str] = set()  # members whose type a struct definition of the input gives
 
+    def copy(self) -> "InputSpace":
+        """A space that holds what this one holds and changes apart from it: a pair's hints are
+        gathered once (`collect_hints` reads only the code) and copied into the space of every
+        rule-6 rerun (fmtcheck.engine.assumed), which then records its own assumptions."""
+        other = InputSpace.__new__(InputSpace)
+        for name, value in vars(self).items():
+            setattr(other, name, type(value)(value) if isinstance(value, (dict, set, list)) else value)
+        return other
+
     def operand_type(self, text: str, where: str, t: tuple) -> tuple:
         """The integer type an operand of type T is computed in: T when it is an integer type
         the code declares; else the type its uses hint; else, for a value of undeclared type

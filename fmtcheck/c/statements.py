@@ -492,6 +492,17 @@ def _array_size_text(decl, name: str) -> str | None:
     return size.text.decode("latin-1") if size is not None else None
 
 
+def _runs_to_its_bound(unit, body, names: set[str]) -> bool:
+    """`loopshapes.runs_to_its_bound`, asked once per loop and bound of a unit (every rule-6
+    rerun compiles the same loops again; a 256-field body is a walk of thousands of nodes)."""
+    if body is None:
+        return True
+    key = ("runs_to_its_bound", body.id, body.start_byte, body.end_byte, frozenset(names))
+    if key not in unit.found:
+        unit.found[key] = loopshapes.runs_to_its_bound(body, names)
+    return unit.found[key]
+
+
 def induction_of(compiler, node, body, scope, step):
     """For a counted loop or a pointer-chain walk (see `fmtcheck.c.loopshapes`): a closure that
     traces it by induction in proof mode, and for a counted loop whose body runs every iteration,
@@ -505,7 +516,7 @@ def induction_of(compiler, node, body, scope, step):
         counter, counter_type, where = shape.counter, scope[shape.counter], compiler.where(node)
         names = loopshapes.names_in(shape.bound) | {counter}
         precheck = _no_precheck
-        if loopshapes.runs_to_its_bound(node.child_by_field_name("body"), names) and all(
+        if _runs_to_its_bound(compiler.unit, node.child_by_field_name("body"), names) and all(
                 scope.get(name, ("ptr",))[0] in ("ptr", "free") for name in names - {counter}):
             def precheck(f: Frame) -> None:
                 if all(isinstance(f.vars.get(name), Free) for name in names - {counter}):

@@ -4,7 +4,6 @@ control-flow signals, frames and the bounds that keep a run finite.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -32,6 +31,13 @@ MAX_CALL_DEPTH = 48
 
 MAX_LOCAL_ARRAY = 1 << 20
 
+
+def short_digest(data: bytes) -> str:
+    """16 hex digits of DATA's SHA-1, a name for contents; hashlib is imported at the first use
+    (loading OpenSSL costs every verdict some milliseconds, and most never need a digest)."""
+    import hashlib
+
+    return hashlib.sha1(data).hexdigest()[:16]
 
 
 class Mem:
@@ -456,7 +462,7 @@ def symbolic_name(v: Sym) -> str:
     text = repr((v.tree, v.bits, v.signed))
     if "#" in text:
         raise NotProvable("an uninterpreted call or a table read takes a value of the loop's iteration")
-    return "=" + hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return "=" + short_digest(text.encode("utf-8", "surrogateescape"))
 
 
 def content_name(obj: Any) -> str | None:
@@ -472,7 +478,7 @@ def content_name(obj: Any) -> str | None:
         if part is None:
             return None
         parts.append(part)
-    return hashlib.sha1(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return short_digest(repr(parts).encode("utf-8", "surrogateescape"))
 
 
 def _content_part(item: Any) -> Any:
@@ -527,7 +533,7 @@ def memory_state_key(p: Ptr) -> str:
     data = bytes(p.mem.data)
     if not any(data):
         return "&_" if p.off == 0 else f"&_[{p.off}]"
-    digest = hashlib.sha1(data).hexdigest()[:16]
+    digest = short_digest(data)
     return f"&[{p.off}:{len(data)}:{digest}]"
 
 

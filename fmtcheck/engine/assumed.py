@@ -67,12 +67,11 @@ def declared_names(unit: cfront.Unit) -> set[str]:
     here and a 64-bit primitive there has the type it is declared with)."""
     names: set[str] = set()
     for fn in unit.functions.values():
-        for node in cfront.walk(fn):
-            if node.type in ("declaration", "parameter_declaration"):
-                for d in node.children_by_field_name("declarator"):
-                    name = declarator_name(d)
-                    if name:
-                        names.add(name)
+        for node in unit.nodes_of(fn, ("declaration", "parameter_declaration")):
+            for d in node.children_by_field_name("declarator"):
+                name = declarator_name(d)
+                if name:
+                    names.add(name)
     return names
 
 

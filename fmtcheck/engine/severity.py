@@ -22,7 +22,6 @@ Everything here works on bytes; nothing is decoded.
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 from typing import Iterable
 
 SEVERITY_RANK = {"cosmetic": 0, "breaking": 1}
@@ -373,6 +372,8 @@ def _output_kind(expected: bytes, actual: bytes) -> str:
     lines_e, final_e = split_lines(expected)
     lines_a, final_a = split_lines(actual)
     kinds = [] if final_e == final_a else ["newline"]
+    from difflib import SequenceMatcher  # (only reports of several differing lines align them)
+
     matcher = SequenceMatcher(None, lines_e, lines_a, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":

@@ -174,11 +174,10 @@ def entry_points(unit: cfront.Unit) -> list[str]:
     prints = {name for name in unit.functions if _writes_output(unit, name, set())}
     called: set[str] = set()
     for name, node in unit.functions.items():
-        for n in cfront.walk(node):
-            if n.type == "call_expression":
-                callee = n.child_by_field_name("function")
-                if callee is not None and callee.text.decode("latin-1") in unit.functions and callee.text.decode("latin-1") != name:
-                    called.add(callee.text.decode("latin-1"))
+        for n in unit.nodes_of(node, ("call_expression",)):
+            callee = n.child_by_field_name("function")
+            if callee is not None and callee.text.decode("latin-1") in unit.functions and callee.text.decode("latin-1") != name:
+                called.add(callee.text.decode("latin-1"))
     return [n for n in unit.functions if n in prints and n not in called]
 
 
@@ -219,21 +218,28 @@ class Side:
 def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
           options: Options, subject: str) -> Result:
     """The verdict on one pair of functions, for every type its undeclared operands may have."""
+    hinted = InputSpace(options.star_max)
+    collect_hints(old_unit, hinted)
+    collect_hints(new_unit, hinted)
+
     def judge_as(t: tuple) -> tuple[Result, InputSpace]:
-        return judged_once(old_unit, new_unit, old_name, new_name, options, subject, t)
+        return judged_once(old_unit, new_unit, old_name, new_name, options, subject, t, hinted)
 
     first, space = judge_as(U64)
     return judged_in_every_type(first, space, judge_as)
 
 
 def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
-                options: Options, subject: str, assumed_type: tuple) -> tuple[Result, InputSpace]:
+                options: Options, subject: str, assumed_type: tuple,
+                hinted: InputSpace | None = None) -> tuple[Result, InputSpace]:
     """The verdict with every operand of undeclared type computed in ASSUMED_TYPE, and the input
-    space that says which operands those were."""
-    space = InputSpace(options.star_max)
+    space that says which operands those were (a copy of HINTED, the pair's hints, when given)."""
+    if hinted is None:
+        hinted = InputSpace(options.star_max)
+        collect_hints(old_unit, hinted)
+        collect_hints(new_unit, hinted)
+    space = hinted.copy()
     space.assumed_type = assumed_type
-    collect_hints(old_unit, space)
-    collect_hints(new_unit, space)
     files = (old_unit.where, new_unit.where)
     try:
         old = side_of(old_unit, space, old_name, "old", options.tree)
