@@ -205,6 +205,7 @@ class ExpressionCompiler:
         field is then its own value, for `&` to name by its path)."""
         base = self.expr(node.child_by_field_name("argument"), scope)
         op = node.child_by_field_name("operator").text.decode()
+        arrow = op == "->"
         fname = node.child_by_field_name("field").text.decode("latin-1")
         bfn = base.fn
         text = node.text.decode("latin-1")
@@ -213,6 +214,8 @@ class ExpressionCompiler:
 
         def member(f: Frame) -> Any:
             obj = bfn(f)
+            if type(obj) is Free and arrow and obj.key[:1] != "&":
+                return free_path(f, f"{obj.key}->{fname}", where)  # (member_of's key, unparsed)
             if isinstance(obj, (list, TablePtr)) and op == "->":
                 obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
@@ -263,6 +266,8 @@ class ExpressionCompiler:
             reads = input_reads(f.ctx.inputs) if f.ctx.coverage is not None else None
             start = len(reads) if reads is not None else 0
             i = as_int(ifn(f), f, index.type, index.text)
+            if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
+                return free_path(f, f"{obj.key}[{i}]", where)  # (element()'s key, unparsed)
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where)
             if isinstance(obj, Free):

@@ -288,7 +288,7 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
         return escape_mem
 
     def call(f) -> None:
-        f.ctx.out.call(method, tuple(g(f) for g in getters), resolve_field(field, f.ctx), where)
+        f.ctx.out.call(method, tuple([g(f) for g in getters]), resolve_field(field, f.ctx), where)
 
     return call
 
