@@ -320,11 +320,62 @@ def _read(path: Path) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HEADER_BYTES:
             return None
-        return os.read(fd, MAX_HEADER_BYTES)
+        return kernel_text(os.read(fd, MAX_HEADER_BYTES))
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+_CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b(.*)")
+_KERNEL_DEFINED = re.compile(rb"[ \t]*(?:(!)[ \t]*)?defined[ \t]*(?:\([ \t]*__KERNEL__[ \t]*\)|__KERNEL__)[ \t]*(?:/\*.*|//.*)?\Z")
+
+
+def kernel_text(data: bytes) -> bytes:
+    """A header as the kernel compiles it: the lines only a user-space build sees, the branch of
+    `#ifndef __KERNEL__` (`#if !defined(__KERNEL__)`) and the `#else` of `#ifdef __KERNEL__`, are
+    blanked (line numbers and the conditional lines themselves kept). The uapi headers define there what user space calls MAJOR, MINOR
+    and MKDEV, which differ from the kernel's own (include/linux/kdev_t.h): read as a second
+    definition, they made the kernel's a conflict, dropped, and every `MAJOR(dev)` a call keyed by
+    its argument's value, a new input for every value the search gave `dev`."""
+    if b"__KERNEL__" not in data:
+        return data
+    lines = data.split(b"\n")
+    frames: list[int] = []  # per open conditional: 0 other, 1 kernel branch, 2 user-space branch
+    for index, line in enumerate(lines):
+        m = _CONDITIONAL.match(line)
+        if m is None:
+            if 2 in frames:
+                lines[index] = b""
+            continue
+        word, rest = m.group(1), m.group(2)
+        if word in (b"ifdef", b"ifndef", b"if"):
+            outside = frames[:]
+            frames.append(_kernel_frame(word, rest))
+        elif not frames:
+            continue
+        else:
+            outside = frames[:-1]
+            if word == b"endif":
+                frames.pop()
+            else:
+                frames[-1] = {1: 2, 2: 1 if word == b"else" else 0}.get(frames[-1], 0)
+        if 2 in outside:
+            lines[index] = b""  # a conditional inside a dropped branch goes with it
+    return b"\n".join(lines)
+
+
+def _kernel_frame(word: bytes, rest: bytes) -> int:
+    """1 when a conditional's first branch is the kernel's, 2 when it is user space's, else 0."""
+    name = rest.split(b"/*")[0].split(b"//")[0].strip()
+    if word in (b"ifdef", b"ifndef"):
+        if name != b"__KERNEL__":
+            return 0
+        return 1 if word == b"ifdef" else 2
+    m = _KERNEL_DEFINED.match(rest)
+    if m is None:
+        return 0
+    return 2 if m.group(1) else 1
 
 
 def enumerators(text: bytes) -> dict[str, tuple[int, tuple]]:
