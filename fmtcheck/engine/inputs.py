@@ -203,6 +203,7 @@ class VectorInputs(InputViews):
         self.loops: dict[str, int] = dict(loops or {})
         self.default_loop = 0 if zero else default_loop
         self.zero = zero  # inputs the case does not name are 0, empty, no iterations
+        self.plain = not fixed and not loops  # a base case: nothing named (`fmtcheck.engine.bases`)
         self.reads: list[str] = []  # every read, in order (coverage: which inputs a condition read)
 
     def _register(self, is_str: bool, key: str, kind: Any) -> None:

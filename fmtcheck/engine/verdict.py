@@ -39,6 +39,7 @@ from fmtcheck.engine import paths
 from fmtcheck.engine import counts
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults, ZeroReads, compile_trace
 from fmtcheck.engine.budget import WorkBudget
+from fmtcheck.engine.bases import CaseBases
 from fmtcheck.engine.inputs import (
     HypothesisInputs,
     VectorInputs,
@@ -296,6 +297,12 @@ def counted_as_zero(runner: "Runner", vector: dict[str, Any]) -> bool:
     return True
 
 
+def passed_over(runner: "Runner", vector: dict[str, Any]) -> bool:
+    """An `alone` vector not run: the zero case again (`fmtcheck.engine.bases`: not counted), or
+    one the compiled traces take as the zero case (`counted_as_zero`: counted)."""
+    return runner.bases.is_base_again(vector, True) or counted_as_zero(runner, vector)
+
+
 class Runner:
     """Runs cases through both sides, in the planned order, and collects what differs."""
 
@@ -322,6 +329,7 @@ class Runner:
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
         self.revealed_in: dict[str, dict[str, Any]] = {}  # input -> the case that first read it
         self.swept: set[str] = set()  # inputs the planned sweep has moved
+        self.bases = CaseBases()  # the zero and default cases, to pass over vectors equal to them
 
     # -- one case -------------------------------------------------------------------------
     def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
@@ -474,7 +482,9 @@ class Runner:
             if note not in self.ub_notes and len(self.ub_notes) < 4:
                 self.ub_notes.append(note)
         reads = self.side_reads.record(log, start, middle)
-        return Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
+        outcome = Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
+        self.bases.record(inputs, outcome.same)
+        return outcome
 
     def try_case(self, inputs, stage: str, observed: bool = False) -> bool:
         """One case of the search; False once the budget is spent or too many differences."""
@@ -540,10 +550,10 @@ class Runner:
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
             for vector in alone(fresh):
-                if not counted_as_zero(self, vector) and not self.try_case(VectorInputs(vector, zero=True), "alone"):
+                if not passed_over(self, vector) and not self.try_case(VectorInputs(vector, zero=True), "alone"):
                     return
             for vector in sweep(fresh):
-                if not self.try_case(VectorInputs(vector), "sweep"):
+                if not self.bases.is_base_again(vector, False) and not self.try_case(VectorInputs(vector), "sweep"):
                     return
             if not sweep_where_revealed(self, fresh):
                 return
