@@ -216,6 +216,8 @@ def _warm_headers(tree: Path, path: str, src: bytes) -> None:
     from fmtcheck.c import headers
 
     headers.tree_constants(str(tree), path, headers.includes_of(src))
+    headers.tree_structs(str(tree), path, headers.includes_of(src))
+    headers.tree_typedefs(str(tree), path, headers.includes_of(src))
 
 
 def _answer(task: Task) -> dict:

@@ -257,6 +257,8 @@ class CallCompiler:
 
     def _builtin_ARRAY_SIZE(self, args, node, scope, text):
         e = self.expr(args[0], scope)
+        if e.type[0] != "array" and args[0].type == "field_expression":
+            e = Expr(e.fn, self.member_array(args[0], scope) or e.type, e.text, e.node)
         if e.type[0] != "array" or e.type[2] is None:
             raise self.unsupported(node, f"ARRAY_SIZE of '{e.text}' whose size is not known")
         n = e.type[2]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator
 
-from fmtcheck.c.headers import includes_of, tree_function_macros
+from fmtcheck.c.headers import includes_of, tree_function_macros, tree_object_macros
 from fmtcheck.c.macroheads import rewrite_macro_heads
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
@@ -537,18 +537,23 @@ def header_macros(data: bytes, where: str, tree: str) -> dict[str, Macro]:
     of functions), stays as it was."""
     includes = includes_of(data)
     wanted = {m.group(1).decode("latin-1") for m in _CAPS_CALL.finditer(data)}
-    accepted: dict[str, Macro] = {}
+    names = frozenset(m.group(0).decode("latin-1") for m in _CAPS_WORD.finditer(data))
+    accepted: dict[str, Macro] = {n: m for n, m in ((n, _parse_define(line, 0)) for n, line in
+                                                    tree_object_macros(tree, where, includes, names).items())
+                                  if m is not None and _initializer(m)}
     for _ in range(MAX_HEADER_MACRO_ROUNDS):
         found = tree_function_macros(tree, where, includes, frozenset(wanted - set(accepted)))
         fresh = {name: m for name, m in ((n, _parse_define(line, 0)) for n, line in found.items())
                  if m is not None and m.params is not None and not m.variadic and not kernel_macros.modelled(name)
-                 and _plain_arithmetic(m)}
+                 and (_plain_arithmetic(m) or _initializer(m) or _argument_list(m))}
         if not fresh:
             break
         accepted.update(fresh)
         wanted |= {t.decode("latin-1") for m in fresh.values() for t in _called(m.body)}
     while True:  # a macro expands only into macros that are taken themselves, all the way down
-        left_out = [n for n, m in accepted.items() if any(c.decode("latin-1") not in accepted for c in _called(m.body))]
+        # (an argument list is expanded whatever it calls: unexpanded, the arguments miscount)
+        left_out = [n for n, m in accepted.items() if not _argument_list(m)
+                    and any(c.decode("latin-1") not in accepted for c in _called(m.body))]
         if not left_out:
             return accepted
         for name in left_out:
@@ -569,8 +574,37 @@ def _plain_arithmetic(macro: Macro) -> bool:
     return bool(macro.body)
 
 
+def _initializer(macro: Macro) -> bool:
+    """A braced initializer of parameters, literals and upper-case constants, designated by
+    member (`#define SNMP_MIB_ITEM(_name, _entry) { .name = _name, .entry = _entry, }`): the
+    table entry the kernel compiles, which the model reads as any initializer."""
+    body, params = macro.body, {p.encode("latin-1") for p in macro.params or []}
+    if len(body) < 2 or body[0] != b"{" or body[-1] != b"}":
+        return False
+    for k, token in enumerate(body[1:-1], 1):
+        if token in params or token in (b".", b"=", b",", b"#", b"NULL") or _NUMBER.fullmatch(token) \
+                or token.startswith(b'"') or _CAPS.fullmatch(token) or body[k - 1] == b"." and _IDENT.fullmatch(token):
+            continue
+        return False
+    return True
+
+
+def _argument_list(macro: Macro) -> bool:
+    """Several arguments of a call, of parameters, members, calls and arithmetic
+    (`#define ENTITY_NAME(n) ceph_entity_type_name((n).type), le64_to_cpu((n).num)`): unexpanded,
+    a printf's arguments would not line up with its format."""
+    depth, commas = 0, 0
+    for token in macro.body:
+        depth += (token == b"(") - (token == b")")
+        commas += token == b"," and depth == 0
+        if token in (b"{", b"}", b";", b"#", b"##", b"typeof", b"__typeof__") or token.startswith(b'"'):
+            return False
+    return commas > 0 and depth == 0
+
+
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _CAPS = re.compile(rb"[A-Z][A-Z0-9_]*")
+_CAPS_WORD = re.compile(rb"\b[A-Z][A-Z0-9_]*\b")
 _NUMBER = re.compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 
 

@@ -312,6 +312,9 @@ class ExpressionCompiler:
                 size = len(self.string_bytes(inner)) + 1
             elif inner.type == "identifier" and inner.text.decode("latin-1") in BASE_TYPES and inner.text.decode("latin-1") not in scope:
                 size = type_size(BASE_TYPES[inner.text.decode("latin-1")])
+            elif inner.type == "identifier" and inner.text.decode("latin-1") not in scope \
+                    and (self.typedef(inner.text.decode("latin-1")) or FREE)[0] == "int":
+                size = type_size(self.typedef(inner.text.decode("latin-1")))
             else:
                 e = self.expr(inner, scope)
                 if e.type[0] == "array" and e.type[2] is None and e.text in self.unknown_size:

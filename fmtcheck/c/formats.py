@@ -1,7 +1,8 @@
 """Formats that are not a literal where `seq_printf` receives them, resolved to the literals they
 can only be: a choice between literals (`sizeof(void *) == 4 ? "%-8s%s" : "%-16s%s"`), or a name
 the code defines once as a literal and never changes (`static const char fmt64[] = "%30s %12llu\\n";`
-at file scope or in the function). Each literal is compiled as a format of its own and the choice
+at file scope or in the function), or a local initialised with a choice of literals right
+before the call (`char *fmt = eff ? "%08x" : "%03x"; seq_printf(m, fmt, ...)`). Each literal is compiled as a format of its own and the choice
 is made where the call runs, so the verdict is the one for the literal the kernel prints.
 
 Anything else (a format read from the caller's data, a local assigned elsewhere, a table of
@@ -56,8 +57,26 @@ def _resolve(node, literal, depth: int):
         return Choice(node.child_by_field_name("condition"), then, other)
     if node.type == "identifier":
         init = _constant_initializer(node)
+        if init is not None and init.type == "conditional_expression" and _declared_just_before(node, init):
+            return _resolve(init, literal, depth + 1)
         return literal(init) if init is not None else None
     return None
+
+
+def _declared_just_before(use, init) -> bool:
+    """Whether the declaration whose initializer is INIT is the statement right before the one
+    that uses the name (`char *fmt = eff ? "%08x" : "%03x"; seq_printf(m, fmt, ...);`): the
+    choice's condition is then read where it was, nothing having run in between."""
+    declaration = _enclosing(init, "declaration")
+    statement = use
+    while statement is not None and statement.parent is not None and statement.parent.type != "compound_statement":
+        statement = statement.parent
+    if declaration is None or statement is None:
+        return False
+    before = statement.prev_named_sibling
+    while before is not None and before.type == "comment":
+        before = before.prev_named_sibling
+    return before is not None and before.id == declaration.id
 
 
 def _constant_initializer(ident):

@@ -207,6 +207,28 @@ def tree_function_macros(tree: str | None, where: str, includes: list[tuple[bool
     return {name: line for name, line in found.items() if name in wanted}
 
 
+def tree_object_macros(tree: str | None, where: str, includes: list[tuple[bool, str]],
+                       wanted: frozenset[str]) -> dict[str, bytes]:
+    """Name -> `#define NAME body` line, for the object-like macros among `wanted` that the
+    headers `includes` define once (as `tree_function_macros`)."""
+    if not tree or not wanted:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    texts: dict[str, str] = {}
+    dropped: set[str] = set()
+    for header in _include_closure(root, _file_directory(root, where), tuple(includes)):
+        defines, _, undefs, _ = _header(header)
+        for name in wanted & defines.keys():
+            text = " ".join(defines[name].split())
+            if texts.get(name, text) != text:
+                dropped.add(name)
+            texts[name] = text
+        dropped |= undefs
+    return {name: f"#define {name} {text}".encode("latin-1") for name, text in texts.items() if name not in dropped}
+
+
 @functools.lru_cache(maxsize=64)
 def _function_macros(root: Path, directory: Path | None, includes: tuple) -> tuple:
     lines: dict[str, bytes] = {}
@@ -234,6 +256,94 @@ def _header_function_macros(path: Path) -> dict[str, bytes | None]:
         name, line = m.group(1).decode("latin-1"), b" ".join(m.group(0).split())
         lines[name] = line if lines.get(name, line) == line else None  # two branches' bodies: neither
     return lines
+
+
+_STRUCT_HEAD = re.compile(rb"\bstruct[ \t\n]+([A-Za-z_]\w*)[ \t\n]*\{")
+
+
+def tree_structs(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, bytes]:
+    """Name -> the text `struct NAME { ... }` of each struct the headers `includes` reach define
+    once: a name defined twice differently (a `#ifdef` choosing between two layouts, two
+    architectures' headers) is dropped, for no build's layout is then certain. The text keeps the
+    `#if` lines inside the body: a caller may use the members (each name's type, when every
+    declaration of it agrees), not the positions, of a body whose members depend on the build."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    return dict(_structs(root, _file_directory(root, where), tuple(includes)))
+
+
+@functools.lru_cache(maxsize=64)
+def _structs(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    found: dict[str, bytes] = {}
+    dropped: set[str] = set()
+    for header in _include_closure(root, directory, includes):
+        for name, text in _header_structs(header):
+            if name in found and b" ".join(found[name].split()) != b" ".join(text.split()):
+                dropped.add(name)
+            found.setdefault(name, text)
+    return tuple((name, text) for name, text in found.items() if name not in dropped)
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_structs(path: Path) -> tuple[tuple[str, bytes], ...]:
+    clean = _clean(path)
+    if clean is None:
+        return ()
+    out = []
+    for m in _STRUCT_HEAD.finditer(clean):
+        depth = 0
+        for brace in _BRACE.finditer(clean, m.end() - 1):
+            depth += 1 if brace.group(0) == b"{" else -1
+            if depth == 0:
+                out.append((m.group(1).decode("latin-1"), clean[m.start():brace.end()]))
+                break
+    return tuple(out)
+
+
+_BRACE = re.compile(rb"[{}]")
+
+
+# `typedef unsigned int rec_key_t;`, `typedef __u32 __be32;`: an integer type's words and a name
+_TYPEDEF = re.compile(
+    rb"^[ \t]*typedef[ \t]+((?:(?:unsigned|signed|long|short|int|char|const)[ \t]+)*[A-Za-z_]\w*)[ \t]+"
+    rb"([A-Za-z_]\w*)[ \t]*;", re.M)
+
+
+def tree_typedefs(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, str]:
+    """Name -> the words of `typedef WORDS NAME;` of a plain type (no pointer, array or struct),
+    for the names the headers `includes` reach define once: a name two branches of a `#ifdef`
+    define differently (`u32` in one build, `u64` in the other) is dropped, for neither is then
+    the type."""
+    if not tree:
+        return {}
+    root = Path(tree).resolve()
+    if not root.is_dir():
+        return {}
+    return dict(_typedefs(root, _file_directory(root, where), tuple(includes)))
+
+
+@functools.lru_cache(maxsize=64)
+def _typedefs(root: Path, directory: Path | None, includes: tuple) -> tuple:
+    found: dict[str, str] = {}
+    dropped: set[str] = set()
+    for header in _include_closure(root, directory, includes):
+        for name, words in _header_typedefs(header):
+            if found.get(name, words) != words:
+                dropped.add(name)
+            found[name] = words
+    return tuple((name, words) for name, words in found.items() if name not in dropped)
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_typedefs(path: Path) -> tuple[tuple[str, str], ...]:
+    clean = _clean(path)
+    if clean is None:
+        return ()
+    return tuple((m.group(2).decode("latin-1"), " ".join(w for w in m.group(1).decode("latin-1").split() if w != "const"))
+                 for m in _TYPEDEF.finditer(clean))
 
 
 def tree_macro_bodies(tree: str | None, where: str, includes: list[tuple[bool, str]],

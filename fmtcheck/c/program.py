@@ -21,6 +21,7 @@ The same closures run on `fmtcheck.c.symbolic.Sym` values in proof mode.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Callable
 
 from fmtcheck.c import cfront, headers
@@ -34,7 +35,7 @@ from fmtcheck.c.statements import StatementCompiler
 from fmtcheck.c.tables import DataCompiler
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import BASE_TYPES, FREE, S32, S64, U64, conv
-from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Free, Goto, LocalStruct, Mem, Return, convert_arg
+from fmtcheck.c.values import MAX_CALL_DEPTH, Context, Frame, Free, Goto, LocalStruct, Mem, Return, Table, convert_arg
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
 from fmtcheck.kernel.primitives import PRIMITIVES
 
@@ -49,6 +50,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self._header_constants: dict[str, tuple[int, tuple]] | None = None
         self._header_strings: dict[str, bytes] | None = None
         self._header_returns: dict[str, tuple] | None = None
+        self._typedefs: dict[str, Any] | None = None  # typedef name -> type (or a header's words)
         self.space = space
         self.label = label
         self.compiled: dict[str, Callable] = {}
@@ -70,6 +72,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.prototypes: dict[str, tuple] = {}  # function declared, not defined -> its return type
         self.filled_state: set[str] = set()  # pointers (arrays of them) of the kernel's state the file sets
         self.struct_members: dict[str, dict[str, tuple]] = {}  # struct -> member -> type (file's definition)
+        self._tree_structs: dict[str, bytes] | None = None  # with --tree: the headers' struct texts
+        self.header_structs: dict[str, Any] = {}  # struct -> its parsed header members (DataCompiler)
         for decl in unit.globals:
             self._compile_global(decl)
 
@@ -167,8 +171,36 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         if "long" in text:
             return U64 if "unsigned" in text else S64
         if type_node.type == "type_identifier":
-            return FREE
+            return self.typedef(text) or FREE
         return FREE
+
+    def typedef(self, name: str, depth: int = 0) -> tuple | None:
+        """The type a typedef name stands for: the file's `typedef unsigned int t_key;` (or
+        `typedef struct foo foo_t;`), else (with `--tree`) the one plain typedef the headers the
+        file includes give it, through other typedefs (`__be32` -> `__u32`); None when neither
+        defines it once."""
+        if self._typedefs is None:
+            self._typedefs = self._file_typedefs()
+            if self.tree is not None:
+                for n, words in headers.tree_typedefs(self.tree, self.unit.where, self.unit.source.includes).items():
+                    self._typedefs.setdefault(n, words)
+        found = self._typedefs.get(name)
+        if isinstance(found, str):
+            found = BASE_TYPES.get(found) or (self.typedef(found, depth + 1) if depth < 8 and " " not in found else None)
+        return found
+
+    def _file_typedefs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for node in self.unit.tree.root_node.children:
+            if node.type != "type_definition" or node.child_by_field_name("type") is None:
+                continue
+            for d in node.children_by_field_name("declarator"):
+                if d.type != "type_identifier":
+                    continue  # a pointer, an array or a function type: not read here
+                t = self._base_type(node.child_by_field_name("type"))
+                if t != FREE and t != ("struct", "?"):
+                    out[d.text.decode("latin-1")] = t
+        return out
 
     def _declared_type(self, decl_node, declarator) -> tuple:
         base = self._base_type(decl_node.child_by_field_name("type"))
@@ -265,6 +297,26 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
 
         return t, set_global
 
+    def constant_name(self, name: str) -> str | None:
+        """How an uninterpreted call that receives the file-scope object NAME names it, when no
+        function of the file writes it: by its name and a digest of its declaration and of the
+        declarations of the globals it names, all the way down (a side that initialises it, or a
+        table it points at, otherwise passes another value); None for an object the file writes."""
+        declarations = global_declarations(self.unit)
+        if name in names_written(self.unit) or name not in declarations:
+            return None
+        seen: dict[str, bytes] = {}
+        todo = [name]
+        while todo:
+            current = todo.pop()
+            if current in seen or current not in declarations:
+                continue
+            decl = declarations[current]
+            seen[current] = b" ".join(decl.text.split())
+            todo += [n.text.decode("latin-1") for n in cfront.walk(decl) if n.type == "identifier"]
+        digest = hashlib.sha256(b"\n".join(seen[k] for k in sorted(seen))).hexdigest()[:12]
+        return f"&{name}#{digest}"
+
     def _compile_global(self, decl) -> None:
         for child in decl.children:
             if child.type not in ("init_declarator", "identifier", "array_declarator", "pointer_declarator",
@@ -291,13 +343,20 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
                     self.filled_state.add(name)
                 self.globals[name] = (file_scope(state_reader(name, t), name), t)
                 continue
+            if init is None and t == FREE:
+                # `DEFINE_PER_CPU_SHARED_ALIGNED(irq_cpustat_t, irq_stat)` of a type the input does
+                # not define: the kernel's data, by name on both sides (never one side's stack)
+                self.globals[name] = (file_scope(lambda f, name=name: Free(name), name), t)
+                continue
             if init is None and t[0] == "struct" and t[1] != "seq_file":
                 self.globals[name] = (file_scope(lambda f, name=name: LocalStruct(name), name), t)  # by name
                 continue
             try:
                 if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
                     t = ("array", t[1], self._initializer_count(init))
-                self.globals[name] = (file_scope(self._initializer(t, init, {}, name), name), t)
+                make = file_scope(self._initializer(t, init, {}, name), name)
+                constant = self.constant_name(name)
+                self.globals[name] = (constant_named(make, constant) if constant else make, t)
             except Inconclusive as err:
                 self.unmodelled[name] = err
 
@@ -350,6 +409,54 @@ def state_reader(name: str, t: tuple) -> Callable[[Frame], Any]:
     if t[0] == "int":
         return lambda f: f.ctx.inputs.int_input(name, t)
     return lambda f: Free(name)
+
+
+def names_written(unit: cfront.Unit) -> set[str]:
+    """The names the file's functions assign, increment or take apart to assign (`x = `,
+    `x.f = `, `x[i].f += `, `x++`): the root name of every such target. Cached on the unit."""
+    cached = getattr(unit, "names_written_cache", None)
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    for fn in unit.functions.values():
+        for n in cfront.walk(fn):
+            target = n.child_by_field_name("left") if n.type == "assignment_expression" else \
+                n.child_by_field_name("argument") if n.type == "update_expression" else None
+            while target is not None and target.type in ("field_expression", "subscript_expression",
+                                                         "parenthesized_expression", "pointer_expression"):
+                target = target.child_by_field_name("argument") or (target.named_children or [None])[0]
+            if target is not None and target.type == "identifier":
+                names.add(target.text.decode("latin-1"))
+    unit.names_written_cache = names
+    return names
+
+
+def constant_named(make: Callable[[Frame], Any], constant: str) -> Callable[[Frame], Any]:
+    """A global's maker whose struct or table carries its `Program.constant_name`."""
+
+    def make_named(f: Frame) -> Any:
+        value = make(f)
+        if isinstance(value, (LocalStruct, Table)):
+            value.constant_name = constant
+        return value
+
+    return make_named
+
+
+def global_declarations(unit: cfront.Unit) -> dict[str, Any]:
+    """File-scope name -> the declaration node that declares it (the last one). Cached."""
+    cached = getattr(unit, "global_declarations_cache", None)
+    if cached is None:
+        cached = {}
+        for decl in unit.globals:
+            for child in decl.children:
+                if child.type in ("init_declarator", "identifier", "array_declarator", "pointer_declarator"):
+                    name = declarator_name(child.child_by_field_name("declarator") if child.type == "init_declarator"
+                                           else child)
+                    if name:
+                        cached[name] = decl
+        unit.global_declarations_cache = cached
+    return cached
 
 
 def file_scope(make: Callable[[Frame], Any], name: str) -> Callable[[Frame], Any]:

@@ -7,9 +7,10 @@ A mixin of `fmtcheck.c.program.Program`, beside the statement compiler that call
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
-from fmtcheck.c import cfront
+from fmtcheck.c import cfront, headers
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.nodes import declarator_name
 from fmtcheck.c.symbolic import NotProvable, Sym
@@ -29,6 +30,16 @@ def _field_designated(item) -> bool:
         return False
     designator = item.child_by_field_name("designator")
     return designator is not None and designator.type == "field_designator"
+
+
+_CONDITIONAL = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef|elif|else)\b")
+
+
+class HeaderFields(list):
+    """A header struct's (member, type) list; `fixed` when its positions are certain (no `#if`
+    in the body), so a positional initializer may use them."""
+
+    fixed = True
 
 
 class DataCompiler:
@@ -135,6 +146,9 @@ class DataCompiler:
                 value = value.child_by_field_name("value")
                 position = next((k for k, (n, _) in enumerate(fields) if n == name), len(fields)) + 1
             else:
+                if not getattr(fields, "fixed", True):
+                    raise self.unsupported(value, "a positional initializer of a struct whose members depend on "
+                                                  "the build (a #if in its header's definition)")
                 if position >= len(fields):
                     raise self.unsupported(value, "a struct table entry with more values than the struct has fields")
                 name = fields[position][0]
@@ -257,14 +271,63 @@ class DataCompiler:
         t = self.struct_members[struct[1]].get(field)
         return t if t is not None and t[0] == "int" else None
 
+    def member_array(self, node, scope) -> tuple | None:
+        """The array type the struct's definition (the file's, or a header's) gives the member
+        `node` reads (`ARRAY_SIZE(dev_rcv_lists->rx_sff)`), or None."""
+        base = self.expr(node.child_by_field_name("argument"), scope).type
+        op = node.child_by_field_name("operator").text.decode()
+        struct = base[1] if op == "->" and base[0] == "ptr" else base if op == "." else None
+        if struct is None or struct[0] != "struct":
+            return None
+        t = dict(self.defined_fields(struct[1])).get(node.child_by_field_name("field").text.decode("latin-1"))
+        return t if t is not None and t[0] == "array" else None
+
     def defined_fields(self, name: str) -> list[tuple[str, tuple]]:
-        """The fields of struct NAME as the file defines it (none when it does not)."""
+        """The fields of struct NAME as the file defines it, else (with `--tree`) as the one
+        definition the headers it includes give (none when neither does)."""
         for n in self.unit.nodes_of(self.unit.tree.root_node, ("struct_specifier",)):
             if (n.child_by_field_name("body") is not None
                     and n.child_by_field_name("name") is not None
                     and n.child_by_field_name("name").text.decode("latin-1") == name):
                 return self._fields_of(n.child_by_field_name("body"))
-        return []
+        return self.header_fields(name) or []
+
+    def header_fields(self, name: str) -> "HeaderFields | None":
+        """The members of struct NAME as the headers the file includes define it (see
+        `headers.tree_structs`), parsed once; None when they do not define it once, or its text
+        does not parse. A member declared in two branches of a `#if` with two types has neither."""
+        if self.tree is None:
+            return None
+        if name not in self.header_structs:
+            self.header_structs[name] = self._parse_header_struct(name)
+        return self.header_structs[name]
+
+    def _parse_header_struct(self, name: str) -> "HeaderFields | None":
+        if self._tree_structs is None:
+            self._tree_structs = headers.tree_structs(self.tree, self.unit.where, self.unit.source.includes)
+        text = self._tree_structs.get(name)
+        if text is None:
+            return None
+        lines = text.split(b"\n")
+        fixed = not any(_CONDITIONAL.match(line) for line in lines)
+        code = b"\n".join(b"" if line.lstrip().startswith(b"#") else line for line in lines) + b";\n"
+        try:
+            tree = cfront.parse_tree(cfront.preprocess(code, f"struct {name}").text)
+        except InputError:
+            return None
+        body = next((n.child_by_field_name("body") for n in cfront.walk(tree.root_node)
+                     if n.type == "struct_specifier" and n.child_by_field_name("body") is not None), None)
+        if body is None or any(n.type == "ERROR" or n.is_missing for n in cfront.walk(body)):
+            return None
+        types: dict[str, tuple] = {}
+        assumed = set(self.space.untyped_macros)  # a member's size names no input of the run
+        declared = self._fields_of(body)
+        self.space.untyped_macros.intersection_update(assumed)
+        for field, t in declared:
+            types[field] = t if types.get(field, t) == t else FREE
+        fields = HeaderFields(types.items())
+        fields.fixed = fixed and len(types) == len(declared)
+        return fields
 
     def _struct_fields(self, name: str) -> list[tuple[str, tuple]]:
         """The fields of a struct, in order, from its definition in the declaration or the file."""
@@ -280,6 +343,9 @@ class DataCompiler:
                     body = n.child_by_field_name("body")
                     break
         if body is None:
+            found = self.header_fields(name)
+            if found is not None:
+                return found
             raise self.unsupported(self.current_decl, f"struct {name} of a table is not defined in the input")
         return self._fields_of(body)
 
@@ -347,7 +413,7 @@ class DataCompiler:
         name = argnode.text.decode("latin-1")
         if name in scope or name not in self.unmodelled:
             return None
-        return OpaqueGlobal(name, self.unmodelled[name])
+        return OpaqueGlobal(name, self.unmodelled[name], self.constant_name(name))
 
     def _loop_key_part(self, arg, scope) -> Callable[[Frame], str]:
         """How one argument of an iterator macro names the loop: by its value (so a renamed local

@@ -111,11 +111,12 @@ class Table(list):
     when the model cannot fold it (a macro the input does not define): the table may then be longer
     than the entries it shows, and a read past them is unknown data, not undefined behaviour."""
 
-    __slots__ = ("sized_by",)
+    __slots__ = ("sized_by", "constant_name")
 
     def __init__(self, items, sized_by: str | None = None) -> None:
         super().__init__(items)
         self.sized_by = sized_by
+        self.constant_name: str | None = None  # see LocalStruct.constant_name
 
 
 def outside_sized_array(mem: Mem, i: int, line: int, text: str) -> UndefinedBehaviour:
@@ -157,7 +158,7 @@ class LocalStruct:
     named after the local alone (the other side names its local differently, and two locals of one
     name in two scopes are different objects)."""
 
-    __slots__ = ("key", "fields", "zeroed", "indeterminate", "file_scope", "view")
+    __slots__ = ("key", "fields", "zeroed", "indeterminate", "file_scope", "view", "constant_name")
 
     def __init__(self, key: str, indeterminate: bool = False) -> None:
         self.key = key
@@ -168,6 +169,9 @@ class LocalStruct:
         # the caller's object a whole memcpy copied in (see `fmtcheck.c.copies`): a field not
         # set since reads as that object's
         self.view: Free | None = None
+        # a global the file never writes, by its name and its declaration's text: how an
+        # uninterpreted call that receives it names it (`&blkcg_policy_bfq`, a table of rows)
+        self.constant_name: str | None = None
 
 
 class Unreadable:
@@ -188,11 +192,12 @@ class OpaqueGlobal:
     pointer is an input named by the global, as for any global), and reading anything through it
     is the error that stopped its initializer, never a made-up content."""
 
-    __slots__ = ("file_scope", "error")
+    __slots__ = ("file_scope", "error", "constant_name")
 
-    def __init__(self, name: str, error: Exception) -> None:
+    def __init__(self, name: str, error: Exception, constant_name: str | None = None) -> None:
         self.file_scope = name
         self.error = error
+        self.constant_name = constant_name  # see LocalStruct.constant_name
 
 
 def uninitialised_key(side: str, name: str) -> str:
@@ -441,6 +446,8 @@ def value_key(v: Any, f: Frame, t: tuple, text: str, where: str = "") -> str:
         return symbolic_name(v)
     if isinstance(v, SeqHandle):
         return "m"
+    if isinstance(v, (LocalStruct, Table, OpaqueGlobal)) and v.constant_name is not None:
+        return v.constant_name
     if isinstance(v, LocalStruct):
         return struct_state_key(v, f, text, where)
     if isinstance(v, (Ptr, Mem)):

@@ -226,3 +226,35 @@ def test_a_macro_whose_definitions_differ_in_kind_is_left_as_written(tmp_path):
     text = HEADED.replace("ifrecdebug(CACHE)", "rec_maybe(q->on)")
     assert b"if (rec_maybe" not in cfront.preprocess(text.encode(), "net/core/rec.c", tree=tree).text
     assert b"if (ifrecdebug" in cfront.preprocess(HEADED.encode(), "net/core/rec.c", tree=tree).text
+
+
+CHOSEN = """static void rec_print(struct seq_file *m, struct rec *r)
+{
+	char *fmt = (r->id & REC_EXT_FLAG) ?
+		"   %-5s  %08x\\n" :
+		"   %-5s     %03x\\n";
+
+	seq_printf(m, fmt, r->name, r->id);
+}
+"""
+
+
+def test_a_format_chosen_between_literals_right_before_the_call_is_that_choice():
+    spelled = CHOSEN.replace("""	char *fmt = (r->id & REC_EXT_FLAG) ?
+		"   %-5s  %08x\\n" :
+		"   %-5s     %03x\\n";
+
+	seq_printf(m, fmt, r->name, r->id);""", """	if (r->id & REC_EXT_FLAG)
+		seq_printf(m, "   %-5s  %08x\\n", r->name, r->id);
+	else
+		seq_printf(m, "   %-5s     %03x\\n", r->name, r->id);""")
+    assert spelled != CHOSEN
+    assert verdict(CHOSEN, spelled)[0] == "equivalent"
+    assert verdict(CHOSEN, spelled.replace("%08x", "%07x"))[0] == "divergent"
+
+
+def test_a_format_chosen_earlier_with_code_in_between_is_not_resolved():
+    """The condition could read another value at the call: the format stays unresolved."""
+    later = CHOSEN.replace("\n\tseq_printf(m, fmt", "\n\tr->id = rec_next(r);\n\tseq_printf(m, fmt")
+    result, reason = verdict(later, later)
+    assert result == "inconclusive" and "not a string literal" in reason, reason
