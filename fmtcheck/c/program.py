@@ -354,9 +354,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             try:
                 if t[0] == "array" and t[2] is None and init is not None and init.type == "initializer_list":
                     t = ("array", t[1], self._initializer_count(init))
-                make = file_scope(self._initializer(t, init, {}, name), name)
-                constant = self.constant_name(name)
-                self.globals[name] = (constant_named(make, constant) if constant else make, t)
+                self.globals[name] = (file_scope(self._initializer(t, init, {}, name), name,
+                                                 self.constant_name(name)), t)
             except Inconclusive as err:
                 self.unmodelled[name] = err
 
@@ -431,18 +430,6 @@ def names_written(unit: cfront.Unit) -> set[str]:
     return names
 
 
-def constant_named(make: Callable[[Frame], Any], constant: str) -> Callable[[Frame], Any]:
-    """A global's maker whose struct or table carries its `Program.constant_name`."""
-
-    def make_named(f: Frame) -> Any:
-        value = make(f)
-        if isinstance(value, (LocalStruct, Table)):
-            value.constant_name = constant
-        return value
-
-    return make_named
-
-
 def global_declarations(unit: cfront.Unit) -> dict[str, Any]:
     """File-scope name -> the declaration node that declares it (the last one). Cached."""
     cached = getattr(unit, "global_declarations_cache", None)
@@ -459,14 +446,17 @@ def global_declarations(unit: cfront.Unit) -> dict[str, Any]:
     return cached
 
 
-def file_scope(make: Callable[[Frame], Any], name: str) -> Callable[[Frame], Any]:
+def file_scope(make: Callable[[Frame], Any], name: str, constant: str | None = None) -> Callable[[Frame], Any]:
     """A global's maker: the object it makes is marked as the file's `name`, which the caller's
-    pointers may point at (a comparison with one is an input, not "never equal")."""
+    pointers may point at (a comparison with one is an input, not "never equal"), and a struct or
+    table carries its `Program.constant_name` CONSTANT, if any."""
 
     def make_global(f: Frame) -> Any:
         value = make(f)
         if isinstance(value, (LocalStruct, Mem)):
             value.file_scope = name
+        if constant is not None and isinstance(value, (LocalStruct, Table)):
+            value.constant_name = constant
         return value
 
     return make_global
