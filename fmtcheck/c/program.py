@@ -411,23 +411,41 @@ def state_reader(name: str, t: tuple) -> Callable[[Frame], Any]:
 
 
 def names_written(unit: cfront.Unit) -> set[str]:
-    """The names the file's functions assign, increment or take apart to assign (`x = `,
-    `x.f = `, `x[i].f += `, `x++`): the root name of every such target. Cached on the unit."""
+    """The names the file's functions may write: the root name of every target they assign,
+    increment or take apart to assign (`x = `, `x.f = `, `x[i].f += `, `x++`), and every name
+    whose address (or array) may reach code that writes through it: an argument of a function the
+    file defines or of a copying builtin (`reset(&cfg)`, `memset(&cfg, ...)`), or a value stored in
+    a pointer (`p = &cfg`). Cached on the unit."""
     cached = getattr(unit, "names_written_cache", None)
     if cached is not None:
         return cached
     names: set[str] = set()
     for fn in unit.functions.values():
         for n in cfront.walk(fn):
-            target = n.child_by_field_name("left") if n.type == "assignment_expression" else \
-                n.child_by_field_name("argument") if n.type == "update_expression" else None
-            while target is not None and target.type in ("field_expression", "subscript_expression",
-                                                         "parenthesized_expression", "pointer_expression"):
-                target = target.child_by_field_name("argument") or (target.named_children or [None])[0]
-            if target is not None and target.type == "identifier":
-                names.add(target.text.decode("latin-1"))
+            targets = []
+            if n.type == "assignment_expression":
+                targets = [n.child_by_field_name("left"), n.child_by_field_name("right")]
+            elif n.type == "update_expression":
+                targets = [n.child_by_field_name("argument")]
+            elif n.type == "init_declarator":
+                targets = [n.child_by_field_name("value")]
+            elif n.type == "call_expression" and n.child_by_field_name("function").text.decode("latin-1") in (
+                    set(unit.functions) | _WRITING_BUILTINS):
+                targets = list(n.child_by_field_name("arguments").named_children)
+            for target in targets:
+                while target is not None and target.type in ("field_expression", "subscript_expression",
+                                                             "parenthesized_expression", "pointer_expression",
+                                                             "cast_expression"):
+                    target = target.child_by_field_name("argument") or target.child_by_field_name("value") \
+                        or (target.named_children or [None])[-1]
+                if target is not None and target.type == "identifier":
+                    names.add(target.text.decode("latin-1"))
     unit.names_written_cache = names
     return names
+
+
+_WRITING_BUILTINS = {"memset", "memcpy", "memmove", "strcpy", "strscpy", "strlcpy", "strncpy", "sprintf",
+                     "snprintf", "scnprintf", "strcat", "strlcat"}
 
 
 def global_declarations(unit: cfront.Unit) -> dict[str, Any]:

@@ -174,6 +174,11 @@ def test_a_typedef_two_branches_define_differently_is_not_a_type(tmp_path):
 
 POLICY = """#include <net/recmib.h>
 
+struct rec_file {
+	const char *name;
+	int (*show)(struct seq_file *m, void *v);
+};
+
 static struct rec_file rec_files[] = {
 	{ .name = "weight", .show = rec_weight_show },
 	{ }
@@ -197,7 +202,7 @@ static int rec_weight_show(struct seq_file *m, void *v)
 def test_a_global_the_file_never_writes_is_named_by_its_declaration(tmp_path):
     """`&rec_policy` holds a table: an unknown call that receives it names it by the global and
     its declaration, the same on both sides; a side that declares it otherwise, or a file that
-    writes it, gives no such name."""
+    writes it (itself, or through a helper that receives its address), gives no such name."""
     tree = tree_with(tmp_path)
     split = POLICY.replace('seq_printf(m, "default %u\\n", g->weight);',
                            'seq_puts(m, "default ");\n\tseq_printf(m, "%u\\n", g->weight);')
@@ -206,6 +211,12 @@ def test_a_global_the_file_never_writes_is_named_by_its_declaration(tmp_path):
     assert verdict(POLICY, renamed, tree)[0] != "equivalent"
     written = POLICY.replace("\treturn 0;\n}\n", "\trec_policy.name = \"x\";\n\treturn 0;\n}\n")
     assert verdict(written, written, tree)[0] == "inconclusive"
+    helper = "static void rec_reset(struct rec_policy *p)\n{\n\tp->name = \"x\";\n}\n\n"
+    reset = POLICY.replace("static int rec_weight_show", helper + "static int rec_weight_show").replace(
+        "\tstruct rec_group *g", "\tstruct rec_group *g;\n\n\trec_reset(&rec_policy);\n\tg").replace(
+        "g = rec_group_of", "g = rec_group_of")
+    assert "rec_reset(&rec_policy)" in reset
+    assert verdict(reset, reset, tree)[0] == "inconclusive"
 
 
 ARGS_HEADER = """#define REC_NAME(n) rec_type_name((n).type), le64_to_cpu((n).num)
