@@ -575,15 +575,17 @@ def _plain_arithmetic(macro: Macro) -> bool:
 
 
 def _initializer(macro: Macro) -> bool:
-    """A braced initializer of parameters, literals and upper-case constants, designated by
-    member (`#define SNMP_MIB_ITEM(_name, _entry) { .name = _name, .entry = _entry, }`): the
-    table entry the kernel compiles, which the model reads as any initializer."""
+    """A braced initializer of parameters, literals, upper-case constants and addresses of
+    names, designated by member (`#define SNMP_MIB_ITEM(_name, _entry) { .name = _name, .entry =
+    _entry, }`, `{.label= #name, .counter= &sctp_dbg_objcnt_## name}`): the table entry the kernel
+    compiles, which the model reads as any initializer."""
     body, params = macro.body, {p.encode("latin-1") for p in macro.params or []}
     if len(body) < 2 or body[0] != b"{" or body[-1] != b"}":
         return False
     for k, token in enumerate(body[1:-1], 1):
-        if token in params or token in (b".", b"=", b",", b"#", b"NULL") or _NUMBER.fullmatch(token) \
-                or token.startswith(b'"') or _CAPS.fullmatch(token) or body[k - 1] == b"." and _IDENT.fullmatch(token):
+        named = _IDENT.fullmatch(token) and (body[k - 1] in (b".", b"&", b"##") or body[k + 1] == b"##")
+        if token in params or token in (b".", b"=", b",", b"#", b"##", b"&", b"NULL") or _NUMBER.fullmatch(token) \
+                or token.startswith(b'"') or _CAPS.fullmatch(token) or named:
             continue
         return False
     return True

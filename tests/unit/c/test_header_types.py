@@ -270,3 +270,38 @@ def test_a_global_of_an_undefined_type_without_initializer_is_the_kernels_data()
                             '{\n\t\tseq_printf(p, "%10u", per_cpu(rec_stat, j).nmi_count);\n\t\tseq_putc(p, \' \');\n\t}')
     assert verdict(PER_CPU, split, None)[0] == "equivalent"
     assert verdict(PER_CPU, split.replace("seq_putc(p, ' ')", "seq_putc(p, '|')"), None)[0] == "divergent"
+
+
+COUNTS_HEADER = """struct rec_cnt_entry {
+	char *label;
+	atomic_t *counter;
+};
+#define REC_CNT_ENTRY(name) \\
+{.label= #name, .counter= &rec_cnt_## name}
+"""
+
+COUNTS = """#include <net/reccnt.h>
+
+static struct rec_cnt_entry rec_cnts[] = {
+	REC_CNT_ENTRY(sock),
+	REC_CNT_ENTRY(ep),
+};
+
+static int rec_cnt_show(struct seq_file *seq, void *v)
+{
+	seq_printf(seq, "%s: %d\\n", rec_cnts[1].label, atomic_read(rec_cnts[1].counter));
+	return 0;
+}
+"""
+
+
+def test_an_initializer_macro_may_name_and_paste(tmp_path):
+    """`#name` and `&rec_cnt_## name` in a header's initializer macro: the entry's label is the
+    name, its counter the address of the pasted global."""
+    tree = tree_with(tmp_path)
+    (tmp_path / "include/net/reccnt.h").write_text(COUNTS_HEADER)
+    spelled = COUNTS.replace('seq_printf(seq, "%s: %d\\n", rec_cnts[1].label, atomic_read(rec_cnts[1].counter));',
+                             'seq_printf(seq, "ep: %d\\n", atomic_read(&rec_cnt_ep));')
+    assert verdict(COUNTS, spelled, tree)[0] == "equivalent"
+    assert verdict(COUNTS, spelled.replace('"ep: ', '"sock: '), tree)[0] == "divergent"
+    assert verdict(COUNTS, spelled.replace("&rec_cnt_ep", "&rec_cnt_sock"), tree)[0] != "equivalent"
