@@ -42,9 +42,9 @@ def rewrite_macro_heads(text: bytes, data: bytes, where: str, tree: str) -> byte
         if start < pos or not found:
             continue
         call = text[start:close + 1]
-        if all(_IF_HEAD.fullmatch(b) for b in found):
+        if all(_IF_HEAD.fullmatch(b) and _one_head(b) for b in found):
             new = b"if (" + call.replace(b"\n", b" ") + b")"
-        elif all(_LOOP_HEAD.fullmatch(b) for b in found):
+        elif all(_LOOP_HEAD.fullmatch(b) and _one_head(b) for b in found):
             inner = text[text.index(b"(", start) + 1:close].replace(b"\n", b" ")
             new = b'for (;__fc_each("' + name + b'"' + (b", " + inner if inner.strip() else b"") + b");)"
         else:
@@ -57,3 +57,9 @@ def rewrite_macro_heads(text: bytes, data: bytes, where: str, tree: str) -> byte
 
 _C_WORDS = {b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"do", b"else", b"case", b"goto", b"typeof",
             b"__fc_each", b"defined"}
+
+
+def _one_head(body: bytes) -> bool:
+    """Whether the body's first parenthesis closes at its end: `if (a && b)`, not
+    `if (len > n) seqbuf_dump()` (a statement of its own)."""
+    return kernel_macros.matching_paren(body, body.index(b"(")) == len(body) - 1

@@ -301,17 +301,18 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         """How an uninterpreted call that receives the file-scope object NAME names it, when no
         function of the file writes it: by its name and a digest of its declaration and of the
         declarations of the globals it names, all the way down (a side that initialises it, or a
-        table it points at, otherwise passes another value); None for an object the file writes."""
+        table it points at, otherwise passes another value); None for an object the file may
+        write (`names_written`) unless it is const."""
         declarations = global_declarations(self.unit)
-        if name in names_written(self.unit) or name not in declarations:
-            return None
+        if name not in declarations or name in names_written(self.unit) and not object_is_const(*declarations[name]):
+            return None  # (a const object is never written: doing so is undefined behaviour)
         seen: dict[str, bytes] = {}
         todo = [name]
         while todo:
             current = todo.pop()
             if current in seen or current not in declarations:
                 continue
-            decl = declarations[current]
+            decl = declarations[current][0]
             seen[current] = b" ".join(decl.text.split())
             todo += [n.text.decode("latin-1") for n in cfront.walk(decl) if n.type == "identifier"]
         digest = hashlib.sha256(b"\n".join(seen[k] for k in sorted(seen))).hexdigest()[:12]
@@ -449,7 +450,7 @@ _WRITING_BUILTINS = {"memset", "memcpy", "memmove", "strcpy", "strscpy", "strlcp
 
 
 def global_declarations(unit: cfront.Unit) -> dict[str, Any]:
-    """File-scope name -> the declaration node that declares it (the last one). Cached."""
+    """File-scope name -> (declaration, declarator) that declares it (the last one). Cached."""
     cached = getattr(unit, "global_declarations_cache", None)
     if cached is None:
         cached = {}
@@ -459,7 +460,8 @@ def global_declarations(unit: cfront.Unit) -> dict[str, Any]:
                     name = declarator_name(child.child_by_field_name("declarator") if child.type == "init_declarator"
                                            else child)
                     if name:
-                        cached[name] = decl
+                        cached[name] = (decl, child.child_by_field_name("declarator")
+                                        if child.type == "init_declarator" else child)
         unit.global_declarations_cache = cached
     return cached
 

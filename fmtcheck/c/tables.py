@@ -323,8 +323,11 @@ class DataCompiler:
         assumed = set(self.space.untyped_macros)  # a member's size names no input of the run
         declared = self._fields_of(body)
         self.space.untyped_macros.intersection_update(assumed)
+        bits = {declarator_name(d) for fd in body.named_children if fd.type == "field_declaration"
+                and any(c.type == "bitfield_clause" for c in fd.children) for d in fd.children_by_field_name("declarator")}
         for field, t in declared:
-            types[field] = t if types.get(field, t) == t else FREE
+            # a bitfield is narrower than its declared type and promotes to int: not that type
+            types[field] = FREE if field in bits else t if types.get(field, t) == t else FREE
         fields = HeaderFields(types.items())
         fields.fixed = fixed and len(types) == len(declared)
         return fields

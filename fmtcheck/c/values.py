@@ -448,6 +448,8 @@ def value_key(v: Any, f: Frame, t: tuple, text: str, where: str = "") -> str:
         return "m"
     if isinstance(v, (LocalStruct, Table, OpaqueGlobal)) and v.constant_name is not None:
         return v.constant_name
+    if isinstance(v, TablePtr) and getattr(v.table, "constant_name", None) is not None:
+        return f"{v.table.constant_name}+{v.index}"  # the table passed on by a helper's parameter
     if isinstance(v, LocalStruct):
         return struct_state_key(v, f, text, where)
     if isinstance(v, (Ptr, Mem)):

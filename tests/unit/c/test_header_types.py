@@ -50,6 +50,7 @@ struct rec_region {
 	unsigned long vm_start;
 	unsigned long vm_end;
 	unsigned long flags[4];
+	unsigned int low:3;
 };
 
 typedef unsigned int rec_key_t;
@@ -305,3 +306,33 @@ def test_an_initializer_macro_may_name_and_paste(tmp_path):
     assert verdict(COUNTS, spelled, tree)[0] == "equivalent"
     assert verdict(COUNTS, spelled.replace('"ep: ', '"sock: '), tree)[0] == "divergent"
     assert verdict(COUNTS, spelled.replace("&rec_cnt_ep", "&rec_cnt_sock"), tree)[0] != "equivalent"
+
+
+def test_a_bitfield_member_of_a_header_struct_is_not_its_declared_type(tmp_path):
+    """`unsigned int low:3` promotes to int: `low - 1` is -1 at 0, so `%lu` of it and of
+    `(unsigned int)low - 1` differ in the kernel; as an unsigned int the two would look equal."""
+    tree = tree_with(tmp_path)
+    old = REGION.replace('seq_printf(m, "Size:%8lu kB %u %zu\\n", size >> 10, key, ARRAY_SIZE(region->flags));',
+                         'seq_printf(m, "%lu\\n", region->low - 1);')
+    new = old.replace("region->low - 1", "(unsigned int)region->low - 1")
+    assert verdict(old, new, tree)[0] != "equivalent"
+
+
+ITEMS = TABLE.replace("static int rec_seq_show", """static void rec_show_items(struct seq_file *seq, const struct rec_mib *itemlist)
+{
+	seq_printf(seq, " %lu\\n", rec_fold_batch(seq->private, itemlist));
+}
+
+static int rec_seq_show""").replace("\tseq_putc(seq, '\\n');", "\trec_show_items(seq, rec_list);")
+
+
+def test_a_table_a_helper_passes_on_to_an_unknown_call_is_named_by_its_declaration(tmp_path):
+    """`itemlist`, the helper's parameter, points at the file's `rec_list`: the unknown call that
+    receives it names the table by its declaration; another table is another value."""
+    tree = tree_with(tmp_path)
+    assert "rec_show_items(seq, rec_list);" in ITEMS
+    split = ITEMS.replace('seq_printf(seq, " %lu\\n", rec_fold_batch(seq->private, itemlist));',
+                          'seq_printf(seq, " %lu", rec_fold_batch(seq->private, itemlist));\n\tseq_putc(seq, \'\\n\');')
+    assert verdict(ITEMS, split, tree)[0] == "equivalent"
+    other = split.replace("rec_show_items(seq, rec_list);", "rec_show_items(seq, rec_list + 1);")
+    assert verdict(ITEMS, other, tree)[0] != "equivalent"

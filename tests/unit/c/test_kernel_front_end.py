@@ -170,6 +170,7 @@ HEADER = """#ifndef _LINUX_RECDEBUG_H
 #else
 # define ifrecdebug(fac)	if (0)
 #endif
+#define rec_need(len)	if ((rec_pos + (len)) > rec_len) rec_dump()
 #define rec_queue_walk(queue, r) \\
 		for (r = (queue)->next; r != (struct rec *)(queue); r = r->next)
 #ifdef CONFIG_REC_DEBUG
@@ -226,6 +227,8 @@ def test_a_macro_whose_definitions_differ_in_kind_is_left_as_written(tmp_path):
     text = HEADED.replace("ifrecdebug(CACHE)", "rec_maybe(q->on)")
     assert b"if (rec_maybe" not in cfront.preprocess(text.encode(), "net/core/rec.c", tree=tree).text
     assert b"if (ifrecdebug" in cfront.preprocess(HEADED.encode(), "net/core/rec.c", tree=tree).text
+    needing = HEADED.replace("ifrecdebug(CACHE)", "rec_need(8)")
+    assert b"if (rec_need" not in cfront.preprocess(needing.encode(), "net/core/rec.c", tree=tree).text
 
 
 CHOSEN = """static void rec_print(struct seq_file *m, struct rec *r)
