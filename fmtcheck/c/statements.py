@@ -126,7 +126,7 @@ class StatementCompiler:
             if t[0] == "array" and t[2] is None and init is not None:
                 if init.type in ("string_literal", "concatenated_string"):
                     t = ("array", t[1], len(self.string_bytes(init)) + 1)
-                elif init.type == "initializer_list":
+                elif init.type == "initializer_list" and not (t[1][0] == "int" and self.unfolded_size is not None):
                     t = ("array", t[1], self._initializer_count(init))
             state = static_state_key(node, d)
             make = self._initializer(t, init, scope, name) if state is None else (lambda f, key=state: Free(key))
@@ -188,6 +188,13 @@ class StatementCompiler:
                                       sized_by)
         if init is not None and init.type == "initializer_list":
             slots = self._initializer_slots(init)
+            if n is None and elem[0] == "int" and sized_by is not None:
+                # `unsigned long count[MIGRATE_TYPES] = { 0, };`: as long as the macro says, the
+                # initializer's values first and zero after them
+                size_node = _array_size_node(self.current_decl, name)
+                self.unknown_size[name] = sized_by
+                values = [(index, self.expr(value, scope)) for index, value in slots]
+                return self._macro_sized_array(size_node, scope, name, elem, esize, values)
             size = n if n is not None else self._initializer_count(init)
             if size * esize > MAX_LOCAL_ARRAY:
                 raise LimitExceeded(self.where(init), "local array too large")

@@ -72,7 +72,7 @@ class DataCompiler:
         return make_table
 
     def _macro_sized_array(self, size_node, scope: dict[str, tuple], name: str, elem: tuple,
-                           esize: int) -> Callable[[Frame], Any]:
+                           esize: int, values: list | None = None) -> Callable[[Frame], Any]:
         """`unsigned long pages[NR_LRU_LISTS];`, sized by a macro the input does not define: as
         many elements as the macro's value in this run, the value every other use of it reads (a
         loop `lru < NR_LRU_LISTS` fills exactly the array). The pre-pass (`collect_hints`) gives
@@ -92,6 +92,13 @@ class DataCompiler:
             f.ctx.allocate(n * esize, name)
             mem = Mem(bytearray(n * esize), elem=elem)
             mem.sized_by = size.text
+            for index, value in values or ():
+                if index >= n:
+                    continue  # GCC drops the excess elements of an initializer (with a warning)
+                v = as_int(value.fn(f), f, elem, value.text)
+                if isinstance(v, Sym):
+                    raise NotProvable(f"an initializer of array {name} is an input")
+                mem.data[index * esize:(index + 1) * esize] = (v & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
             return mem
 
         return make_array

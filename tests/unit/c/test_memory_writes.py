@@ -176,3 +176,31 @@ def test_a_write_to_one_input_then_a_read_of_another_is_never_equivalent():
     assert verdict_of(old, new)[0] != "equivalent"
     after = show("\tseq_printf(m, \"%u\\n\", b->updated);\n\ta->updated = 0;\n", ALIAS, ALIAS_PARAMS)
     assert verdict_of(old, after)[0] != "equivalent"
+
+
+# -- a local array sized by a macro the input does not define, with an initializer ------------
+
+COUNTS = show("\tunsigned long count[FOO_TYPES] = { 0, };\n\tint mtype = foo_type_of(zone);\n\n"
+              "\tif (mtype >= 0 && mtype < FOO_TYPES)\n\t\tcount[mtype]++;\n"
+              "\tfor (mtype = 0; mtype < FOO_TYPES; mtype++)\n\t\tseq_printf(m, \"%12lu \", count[mtype]);\n"
+              "\tseq_putc(m, '\\n');\n",
+              "struct foo_zone { unsigned long nr; };\nint foo_type_of(struct foo_zone *zone);\n",
+              "struct seq_file *m, struct foo_zone *zone")
+
+
+def test_an_initialized_array_sized_by_an_unknown_macro_has_the_macros_length():
+    """pagetypeinfo_showblockcount_print's shape: `unsigned long count[MIGRATE_TYPES] = { 0, };`
+    is MIGRATE_TYPES long, zero after its initializer (was inconclusive: "index 1 is outside the
+    array", the initializer's one element taken for the length)."""
+    split = COUNTS.replace("seq_printf(m, \"%12lu \", count[mtype]);",
+                           "{\n\t\tseq_printf(m, \"%12lu\", count[mtype]);\n\t\tseq_putc(m, ' ');\n\t}")
+    assert verdict_of(COUNTS, split) == ("equivalent", None)
+    assert verdict_of(COUNTS, split.replace("= { 0, }", "= { 1, }"))[0] == "divergent"
+    assert verdict_of(COUNTS, split.replace("count[mtype]++", "count[0]++"))[0] == "divergent"
+
+
+def test_an_initializer_longer_than_the_macro_drops_its_excess_elements():
+    """As GCC does: `{ 0, 0, 0 }` into fewer elements keeps the first ones."""
+    three = COUNTS.replace("= { 0, }", "= { 0, 0, 0 }")
+    assert verdict_of(COUNTS, three) == ("equivalent", None)
+    assert verdict_of(COUNTS, three.replace("{ 0, 0, 0 }", "{ 0, 0, 1 }"))[0] == "divergent"
