@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int, c_divide
 from fmtcheck.c.copies import whole_copy
+from fmtcheck.c.stores import store, value_name
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
@@ -307,6 +308,12 @@ class CallCompiler:
                     raise Inconclusive(self.where(node), "memset past the end of an array")
                 f.ctx.writes += 1
                 p.mem.data[p.off:p.off + n] = bytes([b]) * n
+                return p
+            if isinstance(p, Free):
+                where = self.where(node)
+                b = as_int(value.fn(f), f, S32, value.text)
+                n = as_int(count.fn(f), f, U64, count.text)
+                store(f.ctx, p.key, f"memset({p.key}, {value_name(b, where)}, {value_name(n, where)})", where)
                 return p
             raise Inconclusive(self.where(node), "memset of memory the code does not own")
 

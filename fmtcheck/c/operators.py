@@ -9,7 +9,9 @@ from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c import cfront
 from fmtcheck.c.symbolic import NotProvable, Sym, compare
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
-from fmtcheck.c.values import CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance, outside_sized_array
+from fmtcheck.c.stores import store, value_name
+from fmtcheck.c.values import (CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance, element,
+                               member_of, outside_sized_array)
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -226,6 +228,7 @@ class OperatorCompiler:
         if node.type == "field_expression":
             base = self.expr(node.child_by_field_name("argument"), scope)
             fname = node.child_by_field_name("field").text.decode("latin-1")
+            fop = node.child_by_field_name("operator").text.decode()
             bfn = base.fn
             where = self.where(node)
 
@@ -234,6 +237,10 @@ class OperatorCompiler:
                 if isinstance(obj, (LocalStruct, CSeqFile)):
                     f.ctx.writes += 1
                     obj.fields[fname] = v
+                    return
+                if isinstance(obj, Free):
+                    path = member_of(obj, fop, fname).key
+                    store(f.ctx, path, f"{path} = {value_name(v, where)}", where)
                     return
                 raise Inconclusive(where, f"assignment to member '{fname}' of data the code does not own")
 
@@ -254,6 +261,13 @@ class OperatorCompiler:
                 obj = bfn(f)
                 if isinstance(obj, Mem):
                     obj = Ptr(obj)
+                if isinstance(obj, Free):
+                    i = as_int(ifn(f), f, index.type, index.text)
+                    if isinstance(i, Sym):
+                        raise NotProvable("a store at an index computed from the inputs")
+                    path = element(obj, i).key
+                    store(f.ctx, path, f"{path} = {value_name(v, where)}", where)
+                    return
                 if not isinstance(obj, Ptr):
                     raise Inconclusive(where, "store through a pointer the code does not own")
                 i = as_int(ifn(f), f, index.type, index.text)

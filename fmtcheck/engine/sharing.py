@@ -18,6 +18,7 @@ import re
 from typing import Any, Callable
 
 from fmtcheck.c import cfront
+from fmtcheck.c.stores import stored_key
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.engine.compare import Outcome
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
@@ -48,7 +49,9 @@ class SideReads:
         return reads
 
     def one_sided(self) -> set[str]:
-        return self.old ^ self.new
+        """Keys not shared: read by one side only, or read after a store into the caller's data
+        (whose value the store may or may not have changed: see `fmtcheck.c.stores`)."""
+        return (self.old ^ self.new) | {k for k in self.old | self.new if stored_key(k)}
 
 
 def needed_one_sided(outcome: Outcome, one_sided: set[str], still_differs: Callable[[dict], bool | None],

@@ -1,0 +1,92 @@
+"""Stores into the caller's data (`stats->qual.updated &= ~FLAGS`, `*pos = n`, a scratch buffer
+the caller passed): memory the code does not own, which another input may be the same object as.
+
+The model never guesses that two paths are different memory. A store is an output event of its
+own (`store <path> = <value>`, opaque: both sides must make the same stores at the same points
+of their output, else the verdict is inconclusive, never divergent), and every value read after
+it, from any path or any call the code does not define, is named by the stores made so far (the
+key gets `@N`, N a digest of the stores in order). Two sides that made the same stores read the
+same state, so they read equal values; a side that read a path before a store and another after
+it read two names, which the engine treats as not shared (see `fmtcheck.engine.sharing`): the
+store may or may not have changed it. What a path holds right after a store to it is not assumed
+either (the path may be another path's memory too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from fmtcheck.c.symbolic import NotProvable, Sym
+from fmtcheck.c.values import Context, Free, symbolic_name
+from fmtcheck.common.errors import Inconclusive
+
+STORE_MARK = "@"
+
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def stored_key(key: str) -> bool:
+    """Is this input key a read made after a store (whose value the store may have changed)?"""
+    at = key.rfind(STORE_MARK)
+    return at > 0 and key[at + 1:].isdigit()
+
+
+class StoredInputs:
+    """The input source of a side after its first store: every key named by the stores so far."""
+
+    def __init__(self, inner: Any, ctx: Context) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def _key(self, key: str) -> str:
+        if _CONSTANT.fullmatch(key) or key.startswith("(uninitialised "):
+            return key  # a macro the input does not define, a local's stack garbage: no memory a store reaches
+        return f"{key}{STORE_MARK}{self.ctx.store_state}"
+
+    def int_input(self, key: str, t: tuple) -> Any:
+        return self.inner.int_input(self._key(key), t)
+
+    def str_input(self, key: str, domain: str) -> Any:
+        return self.inner.str_input(self._key(key), domain)
+
+    def loop_count(self, key: str) -> Any:
+        return self.inner.loop_count(self._key(key))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def value_name(v: Any, where: str) -> str:
+    """A stored value in the store's event: a number, an input path, or (in a proof) the
+    expression of the inputs it is."""
+    if type(v) is int:
+        return str(v)
+    if isinstance(v, Free):
+        return "&" + v.key if not v.key.startswith("&") else v.key
+    if isinstance(v, Sym):
+        if "#" in repr(v.tree):
+            raise NotProvable("a store of a value of the loop's iteration")
+        return symbolic_name(v)
+    raise Inconclusive(where, "a store of a value the model cannot name into data the code does not own")
+
+
+def store(ctx: Context, path: str, what: str, where: str) -> None:
+    """Record one store to `path` (`what`: `path = value`, `memset(path, byte, count)`): an
+    output event, and a new state for every later read. The state is named by the paths stored
+    to, in order, not by the values: a proof and a concrete run of one case name it alike, and
+    two sides that stored different values differ in the store's event already."""
+    if ctx.loop_depth:
+        # a body traced once for every iteration would read, in each, the state before the
+        # first iteration's store
+        raise NotProvable("a store into the caller's data in a loop body traced by induction")
+    if "#" in path:
+        raise NotProvable("a store at a place of the loop's iteration")
+    ctx.out.opaque(f"store {what}", where)
+    previous = ctx.store_state if ctx.store_state is not None else 0
+    digest = hashlib.sha1(f"{previous}|{path}".encode("utf-8", "surrogateescape")).hexdigest()
+    ctx.store_state = int(digest[:12], 16)
+    ctx.writes += 1
+    if not isinstance(ctx.inputs, StoredInputs):
+        ctx.inputs = StoredInputs(ctx.inputs, ctx)
