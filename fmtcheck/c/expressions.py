@@ -423,6 +423,8 @@ class ExpressionCompiler:
             v = afn(f)
             if isinstance(v, Free):
                 return element(v, 0)
+            if isinstance(v, Mem):
+                v = Ptr(v)  # an array of the code's, as a helper's pointer parameter receives it
             if isinstance(v, Ptr):
                 et = v.mem.elem
                 size = type_size(et)

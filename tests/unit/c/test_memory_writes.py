@@ -254,3 +254,18 @@ def test_a_scratch_buffer_of_the_callers_cleared_and_filled():
     # a macro the input does not define is the same before a store and after it
     by_macro = old.replace("nr < 4", "nr < FOO_NODES")
     assert verdict_of(by_macro, new.replace("nr < 4", "nr < FOO_NODES")) == ("equivalent", None)
+
+
+def test_a_helper_dereferences_the_array_it_was_given():
+    """arp_seq_show's shape: a helper writes a local buffer through a moving pointer, then reads
+    `*buf` of the array it received (was inconclusive: "dereference of a value that is not a
+    pointer")."""
+    helper = ("struct foo_addr { unsigned char call[7]; };\n"
+              "static void foo_asc(struct foo_addr *a, char *buf)\n{\n\tchar *s = buf;\n\tint n;\n\n"
+              "\tfor (n = 0; n < 2; n++)\n\t\tif (a->call[n] != ' ')\n\t\t\t*s++ = a->call[n];\n\t*s = '\\0';\n"
+              "\tif (*buf == '\\0') {\n\t\tbuf[0] = '*';\n\t\tbuf[1] = '\\0';\n\t}\n}\n")
+    old = show("\tchar tbuf[16];\n\n\tfoo_asc(a, tbuf);\n\tseq_printf(m, \"%-9s\\n\", tbuf);\n",
+               helper, "struct seq_file *m, struct foo_addr *a")
+    new = old.replace("seq_printf(m, \"%-9s\\n\", tbuf);", "seq_printf(m, \"%-9s\", tbuf);\n\tseq_putc(m, '\\n');")
+    assert verdict_of(old, new) == ("equivalent", None)
+    assert verdict_of(old, new.replace("buf[0] = '*'", "buf[0] = '-'"))[0] == "divergent"
