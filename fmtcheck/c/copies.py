@@ -12,24 +12,19 @@ from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.types import U64, type_size
+from fmtcheck.c.nodes import unparenthesized
 from fmtcheck.c.values import Frame, Free, LocalStruct, Mem, element
-
-
-def _unparenthesized(node):
-    while node.type == "parenthesized_expression" and node.named_children:
-        node = node.named_children[0]
-    return node
 
 
 def _sizeof_operand(node) -> str | None:
     """The operand of `sizeof(x)` / `sizeof x` / `sizeof(struct T)` as written, spaces folded."""
-    node = _unparenthesized(node)
+    node = unparenthesized(node)
     if node.type != "sizeof_expression":
         return None
     operand = node.child_by_field_name("value") or node.child_by_field_name("type")
     if operand is None:
         return None
-    return " ".join(_unparenthesized(operand).text.decode("latin-1").split())
+    return " ".join(unparenthesized(operand).text.decode("latin-1").split())
 
 
 def _type_text(t: tuple) -> str | None:
@@ -43,9 +38,9 @@ def whole_copy(prog, dst_node, count_node, scope: dict) -> Callable[[Frame, Any]
     (frame, source) that makes the local the source's view and returns True, or False when the
     run shows it is not that (a source the code owns, a length that differs). None when the
     statement is not of that shape."""
-    dst_node = _unparenthesized(dst_node)
+    dst_node = unparenthesized(dst_node)
     addressed = dst_node.type == "pointer_expression" and dst_node.child_by_field_name("operator").text == b"&"
-    target = _unparenthesized(dst_node.child_by_field_name("argument")) if addressed else dst_node
+    target = unparenthesized(dst_node.child_by_field_name("argument")) if addressed else dst_node
     if target.type != "identifier":
         return None
     name = target.text.decode("latin-1")
@@ -117,7 +112,7 @@ def _only_indexed(target, name: str) -> bool:
 
 def _element_count(prog, count_node, elem_text: str | None, scope: dict):
     """N of a count `sizeof(struct T) * N` or `N * sizeof(struct T)`, compiled; None otherwise."""
-    count_node = _unparenthesized(count_node)
+    count_node = unparenthesized(count_node)
     if elem_text is None or count_node.type != "binary_expression" or count_node.child_by_field_name("operator").text != b"*":
         return None
     left, right = count_node.child_by_field_name("left"), count_node.child_by_field_name("right")

@@ -7,13 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from fmtcheck.c.nodes import unparenthesized
 from fmtcheck.c.values import Frame, ScalarRef
-
-
-def _unparenthesized(node):
-    while node.type == "parenthesized_expression" and node.named_children:
-        node = node.named_children[0]
-    return node
 
 
 def local_scalar_address(prog, node, scope: dict) -> Callable[[Frame], Any] | None:
@@ -22,10 +17,10 @@ def local_scalar_address(prog, node, scope: dict) -> Callable[[Frame], Any] | No
     same value are different bytes). None for any other operand. The local's address itself is
     never known (plain %p of it stays inconclusive): only an extension, which prints the object,
     takes this."""
-    node = _unparenthesized(node)
+    node = unparenthesized(node)
     if node.type != "pointer_expression" or node.child_by_field_name("operator").text != b"&":
         return None
-    arg = _unparenthesized(node.child_by_field_name("argument"))
+    arg = unparenthesized(node.child_by_field_name("argument"))
     if arg.type != "identifier":
         return None
     name = arg.text.decode("latin-1")

@@ -97,3 +97,10 @@ def callee(call) -> str | None:
 
 def snip(node) -> str:
     return node.text[:40].decode("latin-1", "replace").replace("\n", " ")
+
+
+def unparenthesized(node):
+    """The expression inside any parentheses around it (`((x))` is `x`)."""
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
