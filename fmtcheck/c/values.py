@@ -467,12 +467,13 @@ def symbolic_name(v: Sym) -> str:
     mode: the same expression names the same value, so an uninterpreted function of it, or a
     table read at it, is one symbol on both sides (congruence: equal arguments, equal result).
     Such a name is no input of a concrete run: a fast rendering that meets it falls back to the
-    interpreter. An expression over a loop body's iteration is refused: the symbol would stand
-    for a different value in every iteration."""
+    interpreter. An expression over a loop body's iteration stands for a different value in every
+    iteration: its name ends in `#`, so that what keeps per-iteration values apart sees it as one
+    (a branch on it is no path fact and cannot be forked on: `fmtcheck.engine.paths`), while
+    two sides computing the same expression of the same iteration still read one symbol."""
     text = repr((v.tree, v.bits, v.signed))
-    if "#" in text:
-        raise NotProvable("an uninterpreted call or a table read takes a value of the loop's iteration")
-    return "=" + short_digest(text.encode("utf-8", "surrogateescape"))
+    name = "=" + short_digest(text.encode("utf-8", "surrogateescape"))
+    return name + "#" if "#" in text else name
 
 
 def content_name(obj: Any) -> str | None:
