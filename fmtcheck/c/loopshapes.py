@@ -8,6 +8,9 @@
   the iteration's inputs are the members of the node (`p->name`); `while (p) { ...; p = p->next; }`
   is the same walk when nothing in its body skips the advance.
 
+And a read section, `do { seq = read_seqcount_begin(&s); ... } while (read_seqcount_retry(&s, seq));`
+(`read_section_retry`), whose test the model does not draw (see `fmtcheck.kernel.lib`).
+
 Only the syntax is recognised here; `fmtcheck.c.statements` decides at run time (in proof mode, when
 the bound or the head is an input) and `fmtcheck.c.rows.symbolic_loop` checks what the body does
 (no stores, no early exits, no state carried from one iteration to the next, the counter or the
@@ -18,6 +21,8 @@ engine tests it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from fmtcheck.kernel.lib import READ_SECTION_RETRIES
 
 # what a counted loop's bound may be made of: reads and arithmetic, nothing with an effect
 _PURE = frozenset({
@@ -277,3 +282,14 @@ def _root(node) -> str | None:
         else:
             node = node.child_by_field_name("argument") or (node.named_children[0] if node.named_children else None)
     return _text(node) if node is not None and node.type == "identifier" else None
+
+
+def read_section_retry(cond) -> str | None:
+    """The callee of a do-while's test that ends a seqcount or u64_stats read section
+    (`while (u64_stats_fetch_retry(&s->syncp, start))`), None for any other test."""
+    cond = _strip(cond)
+    if cond is None or cond.type != "call_expression":
+        return None
+    fnode = cond.child_by_field_name("function")
+    name = _text(fnode) if fnode is not None and fnode.type == "identifier" else None
+    return name if name in READ_SECTION_RETRIES else None

@@ -506,6 +506,11 @@ class ConcreteOutput:
             self.cseq.mem.data[:n] = self.seq.buf
             self.cseq.fields["count"] = n
 
+    def mark(self) -> tuple:
+        """Where the output stands: any later print moves it (`fmtcheck.c.statements.read_section`)."""
+        count = self.cseq.fields.get("count") if self.cseq is not None else None
+        return len(self.seq.buf), len(self.events), len(self.spans), len(self.sites), len(self.ub), count
+
     def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
         self._pull()
         start = len(self.seq.buf)
@@ -647,6 +652,11 @@ class TraceOutput:
         self.items = saved
         self.arms -= 1
         return items
+
+    def mark(self) -> tuple:
+        """Where the trace stands: any later print moves it (`fmtcheck.c.statements.read_section`)."""
+        last = self.items[-1] if self.items else None
+        return len(self.items), len(last) if isinstance(last, bytearray) else -1, self.setwidth_at
 
     def add_item(self, item: tuple) -> None:
         self.items.append(item)

@@ -348,9 +348,12 @@ class StatementCompiler:
         return run_while
 
     def _stmt_do_statement(self, node, scope):
-        cond = self._cond(node.child_by_field_name("condition"), scope)
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
+        retry = loopshapes.read_section_retry(node.child_by_field_name("condition"))
+        if retry is not None:
+            return read_section(body, step, retry, self.where(node))
+        cond = self._cond(node.child_by_field_name("condition"), scope)
 
         def run_do(f: Frame) -> Any:
             while True:
@@ -601,3 +604,39 @@ def loop_entry(induction, precheck) -> Callable[[Frame], Any]:
 
 def _no_precheck(f: Frame) -> None:
     return None
+
+
+def read_section(body: Callable, step: Callable, retry: str, where: str) -> Callable[[Frame], Any]:
+    """`do { ... } while (read_seqcount_retry(&s, seq));`: the kernel keeps the last pass, the one
+    its retry test passed, and in the model every pass reads the same values (an uninterpreted read
+    is a function of its arguments). So the section runs once, and the test is never drawn (a drawn
+    `true` would retry forever, to the step bound). That is the last pass only if a pass leaves
+    nothing behind for the next: the body runs a second time and must print nothing, store
+    nothing and leave every variable as the first pass left it; else the construct is named."""
+
+    def run_section(f: Frame) -> Any:
+        step(f)
+        r = body(f)
+        if r is not None and r is not CONTINUE:
+            return None if r is BREAK else r
+        ctx = f.ctx
+        first, writes, printed = dict(f.vars), ctx.writes, ctx.out.mark()
+        step(f)
+        r = body(f)
+        if (r is not None and r is not CONTINUE) or ctx.writes != writes or ctx.out.mark() != printed \
+                or f.vars.keys() != first.keys() \
+                or not all(_same_pass_value(first[name], f.vars[name]) for name in first):
+            raise Inconclusive(where, f"a read section retried by {retry}() whose body prints, stores, "
+                                      "leaves the section or carries a value into its next pass")
+        return None
+
+    return run_section
+
+
+def _same_pass_value(a: Any, b: Any) -> bool:
+    """What a variable holds after two passes of a read section, the same as after one."""
+    if symbolic.same_value(a, b):
+        return True
+    if isinstance(a, Free) and isinstance(b, Free):
+        return a.key == b.key
+    return isinstance(a, bytes) and isinstance(b, bytes) and a == b

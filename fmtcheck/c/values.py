@@ -557,8 +557,6 @@ def struct_state_key(s: LocalStruct, f: Frame, text: str, where: str) -> str:
     if s.zeroed:
         parts.append("0")
     for name in sorted(s.fields):
-        value = s.fields[name]
-        if isinstance(value, Sym):
-            raise NotProvable("an uninterpreted call takes a struct holding an input")
-        parts.append(f"{name}={value_key(value, f, CHAR, text, where)}")
+        # a field holding an input is named by its expression, as an argument is (`value_key`)
+        parts.append(f"{name}={value_key(s.fields[name], f, CHAR, text, where)}")
     return "&{" + "|".join(parts) + "}" if parts else "&_"

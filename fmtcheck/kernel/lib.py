@@ -117,6 +117,18 @@ PURE: dict[str, tuple[int, tuple[int, bool], Callable[[int], int | None]]] = {
 
 # the calls fmtcheck.c.calls models by name (its `_builtin_*` methods): a header's definition of
 # one of these is never expanded in their place
+# include/linux/seqlock.h, u64_stats_sync.h: the test that ends a read section,
+# `do { seq = read_seqcount_begin(&s); x = s->x; } while (read_seqcount_retry(&s, seq));`. It is
+# true only while a writer interfered, so every pass but the last is done again; what the code
+# keeps is the last pass's reads, taken when the test was false. `fmtcheck.c.statements` runs such
+# a section once (and checks that a second pass would change nothing), instead of drawing the test.
+READ_SECTION_RETRIES = frozenset({
+    "read_seqretry", "read_seqcount_retry", "raw_read_seqcount_retry", "__read_seqcount_retry",
+    "do_read_seqcount_retry", "do___read_seqcount_retry", "read_seqcount_latch_retry",
+    "raw_read_seqcount_latch_retry", "zone_span_seqretry", "u64_stats_fetch_retry",
+    "u64_stats_fetch_retry_irq", "u64_stats_fetch_retry_bh", "__u64_stats_fetch_retry",
+})
+
 BUILTIN_CALLS = frozenset({
     "num_to_str", "ARRAY_SIZE", "strlen", "memset", "memcpy", "min", "max", "min_t", "max_t", "clamp",
     "hex_byte_pack", "hex_byte_pack_upper", "do_div",

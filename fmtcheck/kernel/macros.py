@@ -105,7 +105,7 @@ def modelled(name: str) -> bool:
     raw = name.encode("latin-1")
     return (name in IDENTITY_CALLS or raw in TYPED_MINMAX or raw in ENTRY_MACROS or raw in ARGUMENT_LIST_MACROS
             or raw in _NOT_MACROS or name in lib.PURE or name in lib.DIVISIONS or name in lib.BUILTIN_CALLS
-            or name in lib.SEQ_ACCESSORS or name in lib.TABLES or name in PRIMITIVES
+            or name in lib.SEQ_ACCESSORS or name in lib.TABLES or name in PRIMITIVES or name in lib.READ_SECTION_RETRIES
             or any(p.fullmatch(raw + b"(") for p in (FOR_EACH, _SCOPED, _GUARD_STMT, _DO_EACH, _WHILE_EACH, _COMPILE_TIME)))
 
 
