@@ -21,6 +21,7 @@ from fmtcheck.c.values import (
     Mem,
     Ptr,
     SeqHandle,
+    SymbolicText,
     UndefinedBehaviour,
     Unset,
     value_key,
@@ -459,7 +460,12 @@ def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> Non
         return
     text = f.ctx.inputs.str_input(out_key, "text")
     if not isinstance(text, (bytes, bytearray)):
-        raise NotProvable(f"the string {callee} writes is an input")
+        if p.off != 0:
+            raise NotProvable(f"the string {callee} writes is an input")
+        # proof mode: the buffer holds the call's string, named with the length it is cut to
+        f.ctx.writes += 1
+        p.mem.data = SymbolicText(len(p.mem.data), f.ctx.inputs.str_input(f"{out_key}[:{room - 1}]", "text"))
+        return
     data = bytes(text)[:room - 1] + b"\x00"
     f.ctx.writes += 1
     p.mem.data[p.off:p.off + len(data)] = data

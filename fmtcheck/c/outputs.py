@@ -24,7 +24,7 @@ from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
 from fmtcheck.c.extensions import local_scalar_address
-from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, symbolic_name
+from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, SymbolicText, symbolic_name
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
 from fmtcheck.kernel.constants import STRING_MACROS
@@ -202,6 +202,8 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         if isinstance(v, Mem):
             v = Ptr(v)
         if isinstance(v, Ptr):
+            if kind != "ptr" and isinstance(v.mem.data, SymbolicText):
+                return v.mem.data.string_at(v.off)  # the string a call wrote there (proof mode)
             return v.bytes_until_nul() if kind != "ptr" else v
         if isinstance(v, Free):
             return f.ctx.inputs.str_input(v.key, domain) if kind != "ptr" else v

@@ -55,6 +55,35 @@ class Mem:
         self.sized_by: str | None = None
 
 
+class SymbolicText:
+    """What a local char buffer holds after an uninterpreted call wrote a string into it, in proof
+    mode: that string (an input, `text`, cut to the buffer) from the start. Printing it from its
+    start and naming the buffer in another call's key are modelled; any other read or write of its
+    bytes ends the proof (`NotProvable`), so no byte of it is ever taken for a value it may not hold."""
+
+    __slots__ = ("size", "text")
+
+    def __init__(self, size: int, text: Any) -> None:
+        self.size = size
+        self.text = text
+
+    def __len__(self) -> int:
+        return self.size
+
+    def string_at(self, off: int) -> Any:
+        if off != 0:
+            self._refuse()
+        return self.text
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotProvable("the bytes of a string an uninterpreted call wrote into a buffer are read")
+
+    __getitem__ = __setitem__ = __iter__ = __bytes__ = __contains__ = _refuse
+
+    def __getattr__(self, name: str) -> Any:
+        self._refuse()
+
+
 class Ptr:
     """A pointer into a Mem, at a byte offset."""
 
@@ -541,6 +570,8 @@ def symbolic_element(obj: Any, i: Sym, elem: tuple, where: str) -> Any:
 def memory_state_key(p: Ptr) -> str:
     """A pointer into the code's own memory, by the bytes it holds (a callee may read them):
     `&_` while they are all zero, so an out-parameter buffer is named the same on both sides."""
+    if isinstance(p.mem.data, SymbolicText):
+        return f"&[{p.off}:{len(p.mem.data)}:{{{p.mem.data.text.key}}}]"
     data = bytes(p.mem.data)
     if not any(data):
         return "&_" if p.off == 0 else f"&_[{p.off}]"
