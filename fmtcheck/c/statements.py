@@ -350,8 +350,7 @@ class StatementCompiler:
     def _stmt_do_statement(self, node, scope):
         body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
         step = self._step(node)
-        retry = loopshapes.read_section_retry(node.child_by_field_name("condition"))
-        if retry is not None:
+        if (retry := loopshapes.read_section_retry(node.child_by_field_name("condition"))) is not None:
             return read_section(body, step, retry, self.where(node))
         cond = self._cond(node.child_by_field_name("condition"), scope)
 
