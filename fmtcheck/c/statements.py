@@ -35,43 +35,28 @@ class StatementCompiler:
     """Statement compilers of `Program`: one `_stmt_<kind>` method per tree-sitter statement kind."""
 
     # -- statements -----------------------------------------------------------------------
-    def _compile_block(self, node, scope: dict[str, tuple]) -> Callable[[Frame], Any]:
+    def _compile_block(self, node, scope: dict[str, tuple], in_loop: bool = False) -> Callable[[Frame], Any]:
         if node is None:
             return lambda f: None
         scope = dict(scope)
         children = [c for c in node.named_children if c.type != "comment"]
         labels: dict[str, int] = {}
         stmts = []
+        skips: dict[int, Callable[[Callable[[Frame], Any]], Callable[[Frame], Any]]] = {}
+        in_loop = in_loop and not any(c.type == "labeled_statement" for c in children)
         for c in children:
             if c.type == "labeled_statement":
                 labels[c.child_by_field_name("label").text.decode("latin-1")] = len(stmts)
+            if in_loop and _continue_if(c):
+                skips[len(stmts)] = skip_rest(self, c, scope)
+                stmts.append(None)
+                continue
             s = self.stmt(c, scope)
             if s is not None:
                 stmts.append(s)
         if labels:
-            return self._block_with_labels(stmts, labels, node)
-        return in_order(stmts)
-
-    def _block_with_labels(self, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
-        """A block holding labels: a goto to one of them continues from there (forward, as in the
-        kernel's `goto overflow;`, or backward, under the step bound)."""
-        step = self._step(node)
-
-        def run(f: Frame) -> Any:
-            i = 0
-            while i < len(stmts):
-                r = stmts[i](f)
-                if r is None:
-                    i += 1
-                    continue
-                if isinstance(r, Goto) and r.label in labels:
-                    step(f)
-                    i = labels[r.label]
-                    continue
-                return r
-            return None
-
-        return run
+            return block_with_labels(self, stmts, labels, node)
+        return _with_skips(stmts, skips) if skips else in_order(stmts)
 
     def stmt(self, node, scope: dict[str, tuple]) -> Callable[[Frame], Any] | None:
         kind = node.type
@@ -265,7 +250,7 @@ class StatementCompiler:
         update_node = node.child_by_field_name("update")
         if cond_node is not None and cond_node.type == "call_expression" and callee(cond_node) == "__fc_each":
             return self._foreach(node, cond_node, scope)
-        body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
+        body = loop_body(self, node.child_by_field_name("body"), scope)
         init = None if init_node is None else (
             self.stmt(init_node, scope) if init_node.type == "declaration" else self.expr(init_node, scope).fn)
         cond = self._cond(cond_node, scope) if cond_node is not None else (lambda f: True)
@@ -296,7 +281,7 @@ class StatementCompiler:
         per_cpu = "cpu" in macro
         if iterator is not None and iterator.type == "identifier":
             scope.setdefault(iterator.text.decode("latin-1"), S32 if per_cpu else FREE)
-        body = self.stmt(node.child_by_field_name("body"), scope) or (lambda f: None)
+        body = loop_body(self, node.child_by_field_name("body"), scope)
         setter = self.lvalue(iterator, scope)[1] if iterator is not None and iterator.type in (
             "identifier", "field_expression") else None
         key_parts = [self._loop_key_part(a, scope) for a in rest[1:]]
@@ -330,7 +315,7 @@ class StatementCompiler:
 
     def _stmt_while_statement(self, node, scope):
         cond = self._cond(node.child_by_field_name("condition"), scope)
-        body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+        body = loop_body(self, node.child_by_field_name("body"), dict(scope))
         step = self._step(node)
         induction = while_walk(self, node, scope, step)
 
@@ -348,7 +333,7 @@ class StatementCompiler:
         return run_while
 
     def _stmt_do_statement(self, node, scope):
-        body = self.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+        body = loop_body(self, node.child_by_field_name("body"), dict(scope))
         step = self._step(node)
         if (retry := loopshapes.read_section_retry(node.child_by_field_name("condition"))) is not None:
             return read_section(body, step, retry, self.where(node))
@@ -538,6 +523,85 @@ def induction_of(compiler, node, body, scope, step):
     return None, _no_precheck
 
 
+def block_with_labels(compiler, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
+    """A block holding labels: a goto to one of them continues from there (forward, as in the
+    kernel's `goto overflow;`, or backward, under the step bound)."""
+    step = compiler._step(node)
+
+    def run(f: Frame) -> Any:
+        i = 0
+        while i < len(stmts):
+            r = stmts[i](f)
+            if r is None:
+                i += 1
+                continue
+            if isinstance(r, Goto) and r.label in labels:
+                step(f)
+                i = labels[r.label]
+                continue
+            return r
+        return None
+
+    return run
+
+
+def loop_body(compiler, node, scope: dict[str, tuple]) -> Callable[[Frame], Any]:
+    """A loop's body: `if (c) continue;` among the body's own statements is the rest of
+    the body under !c (`skip_rest`), in a body without labels."""
+    if node is not None and node.type == "compound_statement":
+        return compiler._compile_block(node, scope, in_loop=True)
+    return (compiler.stmt(node, scope) if node is not None else None) or (lambda f: None)
+
+def skip_rest(compiler, node, scope):
+    """`if (c) continue; REST` at the top of a loop body, as `if (!c) { REST }`: the same
+    run in C (the continue ends the iteration where REST would end), and in a proof a row
+    over the iteration, as an `if` with an else arm is, where a `continue` under a condition
+    on the iteration was a branch that leaves the loop body early, not provable
+    (net/can/bcm.c: `if (!frames_abs) continue;`). REST: the body's statements after it."""
+    cond = compiler._cond(node.child_by_field_name("condition"), scope, rows=True)
+    site, where = (compiler.label, node.start_byte), compiler.where(node)
+
+    def make(rest: Callable[[Frame], Any]) -> Callable[[Frame], Any]:
+        def run_skip(f: Frame) -> Any:
+            c = cond(f)
+            if c is True:
+                return None  # the iteration ends here, as after REST: nothing follows in the body
+            if c is False:
+                return rest(f)
+            return row(f, c, _nothing, rest, site, where)
+
+        return run_skip
+
+    return make
+
+
+def _continue_if(node) -> bool:
+    """`if (c) continue;` (or `if (c) { continue; }`) with no else."""
+    if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
+        return False
+    then = node.child_by_field_name("consequence")
+    if then is not None and then.type == "compound_statement":
+        inner = [c for c in then.named_children if c.type != "comment"]
+        then = inner[0] if len(inner) == 1 else None
+    return then is not None and then.type == "continue_statement"
+
+
+def _with_skips(stmts: list, skips: dict) -> Callable[[Frame], Any]:
+    """A loop body's statements with each `if (c) continue;` (None in STMTS, its maker in
+    SKIPS) holding the statements after it as its rest, from the last one back."""
+    out: list = []
+    for index in range(len(stmts) - 1, -1, -1):
+        if stmts[index] is None:
+            out = [skips[index](in_order(out[::-1]))]
+        else:
+            out.append(stmts[index])
+    return in_order(out[::-1])
+
+
+def _nothing(f: Frame) -> None:
+    return None
+
+
 def in_order(stmts: list[Callable[[Frame], Any]]) -> Callable[[Frame], Any]:
     """Statements run one after the other until one signals (break, continue, return, goto)."""
     if len(stmts) == 1:
@@ -575,7 +639,7 @@ def _while_advancing(compiler, node, scope, step) -> Callable[[Frame], Any] | No
         return None
     walk, assignment = shape
     advance = compiler.expr(assignment, scope).fn
-    body = compiler.stmt(node.child_by_field_name("body"), dict(scope)) or (lambda f: None)
+    body = loop_body(compiler, node.child_by_field_name("body"), dict(scope))
 
     def advanced_walk(f: Frame) -> Any:
         if not isinstance(f.vars.get(walk.cursor), Free):
