@@ -5,7 +5,7 @@ pointer operators) to closures.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c.arith import as_int, truth, truth_value
@@ -211,6 +211,7 @@ class ExpressionCompiler:
         text = node.text.decode("latin-1")
         where = self.where(node)
         line = self.line(node)
+        note_struct = struct_reads(self.member_structs, struct_tag(base.type, op), where)
 
         def member(f: Frame) -> Any:
             obj = bfn(f)
@@ -219,7 +220,10 @@ class ExpressionCompiler:
             if isinstance(obj, (list, TablePtr)) and op == "->":
                 obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
-                return free_path(f, member_of(obj, op, fname).key, where)
+                key = member_of(obj, op, fname).key
+                if note_struct is not None:
+                    note_struct(key)
+                return free_path(f, key, where)
             if isinstance(obj, LocalStruct):
                 if fname in obj.fields:
                     value = obj.fields[fname]
@@ -229,7 +233,10 @@ class ExpressionCompiler:
                 if obj.zeroed:
                     return 0
                 if obj.view is not None:
-                    return free_path(f, member_of(obj.view, ".", fname).key, where)
+                    key = member_of(obj.view, ".", fname).key
+                    if note_struct is not None:
+                        note_struct(key)
+                    return free_path(f, key, where)
                 return free_path(f, f"{obj.key}.{fname}", where)
             if isinstance(obj, OpaqueGlobal):
                 raise obj.error
@@ -472,3 +479,27 @@ def opaque_size(t: tuple, text: str, node) -> Expr:
         return n * count if count != 1 else n
 
     return Expr(size, U64, text, node)
+
+
+def struct_tag(base: tuple, op: str) -> str | None:
+    """The tag of the struct `base->f` (`base.f`) reads a member of, when the code's type says."""
+    struct = base[1] if op == "->" and base[0] == "ptr" else base if op == "." else None
+    return struct[1] if struct is not None and struct[0] == "struct" and isinstance(struct[1], str) else None
+
+
+def struct_reads(seen: dict[str, dict[str, str]], tag: str | None, where: str) -> Callable[[str], None] | None:
+    """A recorder of the input keys a member expression reads as members of struct TAG (None when
+    the type of its base is not known): the model names the caller's data by paths (`v->u`), not
+    by offsets, so two sides that read one path through two struct types read different bytes
+    under one name, and the engine must know it."""
+    if tag is None:
+        return None
+
+    def note(key: str) -> None:
+        tags = seen.get(key)
+        if tags is None:
+            seen[key] = {tag: where}
+        elif tag not in tags:
+            tags[tag] = where
+
+    return note

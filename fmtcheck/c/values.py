@@ -404,8 +404,12 @@ def iteration_element(p: Free, index: Any) -> Free:
 
 
 def member_of(obj: Free, op: str, name: str) -> Free:
+    """The key of `obj->name` (`obj.name`). `(&K)->name` is `K.name`, one object under one name
+    whichever way the code reaches it (`p = &o->s; p->u` reads `o->s.u`)."""
     if op == "->":
         base, j = pointer_parts(obj.key)
+        if j == 0 and base.startswith("&"):
+            return Free(f"{base[1:]}.{name}")
         return Free(f"{base}->{name}") if j == 0 else Free(f"{base}[{j}].{name}")
     m = _ELEMENT_KEY.fullmatch(obj.key)
     if m and m.group(2) == "0":

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from fmtcheck.c import cfront
 from fmtcheck.c.stores import stored_key
 from fmtcheck.common.errors import LimitExceeded
-from fmtcheck.engine.compare import Outcome
+from fmtcheck.engine.compare import Outcome, display_key
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
 from fmtcheck.engine.search import nonzero_count
 
@@ -256,3 +256,21 @@ def key_where(runner: Any, keys: list[str]) -> str | None:
 
 def _size(outcome: Outcome) -> tuple[int, int]:
     return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
+
+
+def struct_pun(runner: Any) -> str | None:
+    """Why no verdict holds when the two sides read one input key as members of different struct
+    types (`struct st *p = v; p->u` against `struct ot *q = v; q->u`, or a local `struct st`
+    copied whole from a `struct ot *`): the model names the caller's data by member path, not by
+    offset, so it would give both reads one value where the kernel reads two places."""
+    old, new = runner.old.program.member_structs, runner.new.program.member_structs
+    for key, old_tags in old.items():
+        new_tags = new.get(key)
+        if new_tags is None or len(old_tags.keys() | new_tags.keys()) < 2:
+            continue
+        (tag_a, where_a), = list(old_tags.items())[:1]
+        tag_b, where_b = next((t, w) for t, w in list(new_tags.items()) + list(old_tags.items()) if t != tag_a)
+        shown = display_key(key, runner.aliases)
+        return (f"{shown} is read as a member of struct {tag_a} at {where_a} and of struct {tag_b} at {where_b}: "
+                "the two sides read the caller's data through different types")
+    return None

@@ -50,7 +50,8 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
-from fmtcheck.engine.sharing import SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots
+from fmtcheck.engine.sharing import (SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots,
+                                     struct_pun)
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
@@ -514,6 +515,10 @@ class Runner:
         first = self.run_case(discovery)
         self.kinds = dict(discovery.kinds)
         if proven and first is not None and not paths.may_be_undefined(self.traces):
+            pun = struct_pun(self)
+            if pun is not None:
+                return Result(subject, "inconclusive", cases=self.cases, reason=pun,
+                              extra={"decided_by": "construct"})
             ambiguous = undeclared_width(self, every_path=True)
             if ambiguous is not None:
                 return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous)
@@ -596,6 +601,11 @@ class Runner:
         if self.cases == 0:
             result.verdict = "inconclusive"
             result.reason = "every input tried hit undefined behaviour: " + "; ".join(dict.fromkeys(self.ub_notes))
+            return result
+        pun = struct_pun(self)
+        if pun is not None:
+            result.verdict, result.reason = "inconclusive", pun
+            result.extra["decided_by"] = "construct"
             return result
         covered = classes_covered(self.kinds)
         if self.hypothesis_cases:

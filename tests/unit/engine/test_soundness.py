@@ -404,3 +404,42 @@ def test_a_call_whose_prototype_gives_its_type_is_no_undeclared_input():
     assert run(proto + old, proto + new).verdict == "equivalent"
     verdict, reason = verdict_and_reason(old, new)
     assert verdict == "inconclusive" and "the type of foo_count(3) is not declared" in reason, reason
+
+
+# -- the caller's data read through two struct types -------------------------------------------
+
+TWO_TYPES = ("struct foo_stats { int nr; int cnt; unsigned int total; };\n"
+             "struct bar_stats { unsigned int total; unsigned int extra; };\n")
+
+
+def test_one_pointer_read_as_two_struct_types_is_never_equivalent():
+    """`v->total` through a foo_stats is 8 bytes in, through a bar_stats 0: the model's path
+    names both `v->total`, and once named it was "equivalent, proven"."""
+    old = show('\tstruct foo_stats *s = v;\n\n\tseq_printf(m, "%u\\n", s->total);\n', TWO_TYPES)
+    new = show('\tstruct bar_stats *b = v;\n\n\tseq_printf(m, "%u\\n", b->total);\n', TWO_TYPES)
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "struct foo_stats" in reason and "struct bar_stats" in reason
+    verdict, _ = verdict_and_reason(new, old)
+    assert verdict == "inconclusive"
+
+
+def test_a_local_copied_whole_from_another_struct_type_is_never_equivalent():
+    old = show('\tstruct foo_stats s;\n\n\tmemcpy(&s, v, sizeof(s));\n\tseq_printf(m, "%u\\n", s.total);\n',
+               TWO_TYPES)
+    new = show('\tstruct bar_stats *b = v;\n\n\tseq_printf(m, "%u\\n", b->total);\n', TWO_TYPES)
+    assert run(old, new).verdict == "inconclusive"
+
+
+def test_the_same_struct_through_a_typedef_a_cast_or_a_member_address_stays_equivalent():
+    """The check compares struct tags, so the spellings of one type agree; `p = &o->s; p->total`
+    reads `o->s.total`, one object under one name."""
+    defs = TWO_TYPES + "typedef struct foo_stats foo_stats_t;\nstruct outer { int a; struct foo_stats s; };\n"
+    plain = show('\tstruct foo_stats *s = v;\n\n\tseq_printf(m, "%u\\n", s->total);\n', defs)
+    for body in ('\tfoo_stats_t *t = v;\n\n\tseq_put_decimal_ull(m, "", t->total);\n\tseq_putc(m, \'\\n\');\n',
+                 '\tseq_printf(m, "%u\\n", ((struct foo_stats *)v)->total);\n'):
+        assert run(plain, show(body, defs)).verdict == "equivalent"
+    outer = show('\tstruct outer *o = v;\n\n\tseq_printf(m, "%d %u\\n", o->a, o->s.total);\n', defs)
+    inner = show('\tstruct outer *o = v;\n\tstruct foo_stats *p = &o->s;\n\n'
+                 '\tseq_printf(m, "%d %u\\n", o->a, p->total);\n', defs)
+    assert run(outer, inner).verdict == "equivalent"
