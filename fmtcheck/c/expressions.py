@@ -211,7 +211,7 @@ class ExpressionCompiler:
         text = node.text.decode("latin-1")
         where = self.where(node)
         line = self.line(node)
-        note_struct = struct_reads(self.member_structs, struct_tag(base.type, op), where)
+        note_struct = typed_reads(self.read_types, struct_label(base.type, op), where)
 
         def member(f: Frame) -> Any:
             obj = bfn(f)
@@ -267,6 +267,7 @@ class ExpressionCompiler:
         text = node.text.decode("latin-1")
         where = self.where(node)
         site = self.site(node)
+        note_elem = typed_reads(self.read_types, read_label(elem), where)
 
         def subscript(f: Frame) -> Any:
             obj = bfn(f)
@@ -278,7 +279,10 @@ class ExpressionCompiler:
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where)
             if isinstance(obj, Free):
-                return free_path(f, element(obj, i).key, where)
+                key = element(obj, i).key
+                if note_elem is not None:
+                    note_elem(key)
+                return free_path(f, key, where)
             if isinstance(obj, (list, TablePtr)):
                 if reads is not None and len(reads) > start and type(i) is int and isinstance(obj, list):
                     observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)
@@ -426,10 +430,16 @@ class ExpressionCompiler:
                 return named(f)
             return Expr(address, ("ptr", arg.type), text, node)
 
+        elem = arg.type[1] if arg.type[0] in ("ptr", "array") else FREE
+        note_elem = typed_reads(self.read_types, read_label(elem), self.where(node))
+
         def deref(f: Frame) -> Any:
             v = afn(f)
             if isinstance(v, Free):
-                return element(v, 0)
+                key = element(v, 0)
+                if note_elem is not None:
+                    note_elem(key.key)
+                return key
             if isinstance(v, Mem):
                 v = Ptr(v)  # an array of the code's, as a helper's pointer parameter receives it
             if isinstance(v, Ptr):
@@ -445,7 +455,6 @@ class ExpressionCompiler:
                 return table_entry(v, 0, self.line(node), arg.text, self.where(node))
             raise Inconclusive(self.where(node), "dereference of a value that is not a pointer")
 
-        elem = arg.type[1] if arg.type[0] in ("ptr", "array") else FREE
         return Expr(deref, elem, text, node)
 
     _expr_concatenated_string = _expr_string_literal
@@ -481,25 +490,35 @@ def opaque_size(t: tuple, text: str, node) -> Expr:
     return Expr(size, U64, text, node)
 
 
-def struct_tag(base: tuple, op: str) -> str | None:
-    """The tag of the struct `base->f` (`base.f`) reads a member of, when the code's type says."""
+def struct_label(base: tuple, op: str) -> str | None:
+    """'struct T' for the struct `base->f` (`base.f`) reads a member of, when the code's type says."""
     struct = base[1] if op == "->" and base[0] == "ptr" else base if op == "." else None
-    return struct[1] if struct is not None and struct[0] == "struct" and isinstance(struct[1], str) else None
+    return read_label(struct) if struct is not None and struct[0] == "struct" else None
 
 
-def struct_reads(seen: dict[str, dict[str, str]], tag: str | None, where: str) -> Callable[[str], None] | None:
-    """A recorder of the input keys a member expression reads as members of struct TAG (None when
-    the type of its base is not known): the model names the caller's data by paths (`v->u`), not
-    by offsets, so two sides that read one path through two struct types read different bytes
-    under one name, and the engine must know it."""
-    if tag is None:
+def read_label(t: tuple) -> str | None:
+    """What reading the caller's memory as type T reads: a struct by its tag, an integer by its
+    width (its signedness only changes how the same bytes convert, which the model does)."""
+    if t[0] == "struct" and isinstance(t[1], str):
+        return f"struct {t[1]}"
+    if t[0] == "int" and t != FREE:
+        return f"a {t[1]}-bit integer"
+    return None
+
+
+def typed_reads(seen: dict[str, dict[str, str]], label: str | None, where: str) -> Callable[[str], None] | None:
+    """A recorder of the input keys an expression reads as the type LABEL names (None when the
+    code's type does not say): the model names the caller's data by paths (`v->u`, `v[1]`), not
+    by offsets, so two sides that read one path through two types (two structs, or elements of
+    two widths) read different bytes under one name, and the engine must know it."""
+    if label is None:
         return None
 
     def note(key: str) -> None:
-        tags = seen.get(key)
-        if tags is None:
-            seen[key] = {tag: where}
-        elif tag not in tags:
-            tags[tag] = where
+        types = seen.get(key)
+        if types is None:
+            seen[key] = {label: where}
+        elif label not in types:
+            types[label] = where
 
     return note

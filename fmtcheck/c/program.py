@@ -74,9 +74,9 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.struct_members: dict[str, dict[str, tuple]] = {}  # struct -> member -> type (file's definition)
         self._tree_structs: dict[str, bytes] | None = None  # with --tree: the headers' struct texts
         self.header_structs: dict[str, Any] = {}  # struct -> its parsed header members (DataCompiler)
-        # input key -> {struct tag it was read as a member of -> where}: the engine checks that both
-        # sides read each member of the caller's data through the same struct type
-        self.member_structs: dict[str, dict[str, str]] = {}
+        # input key -> {the type it was read as ('struct st', 'a 32-bit integer') -> where}: the
+        # engine checks that both sides read the caller's data through the same types
+        self.read_types: dict[str, dict[str, str]] = {}
         for decl in unit.globals:
             self._compile_global(decl)
 

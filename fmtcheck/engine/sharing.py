@@ -259,18 +259,18 @@ def _size(outcome: Outcome) -> tuple[int, int]:
 
 
 def struct_pun(runner: Any) -> str | None:
-    """Why no verdict holds when the two sides read one input key as members of different struct
-    types (`struct st *p = v; p->u` against `struct ot *q = v; q->u`, or a local `struct st`
-    copied whole from a `struct ot *`): the model names the caller's data by member path, not by
-    offset, so it would give both reads one value where the kernel reads two places."""
-    old, new = runner.old.program.member_structs, runner.new.program.member_structs
-    for key, old_tags in old.items():
-        new_tags = new.get(key)
-        if new_tags is None or len(old_tags.keys() | new_tags.keys()) < 2:
+    """Why no verdict holds when the two sides read one input key as different types (`struct
+    st *p = v; p->u` against `struct ot *q = v; q->u`; a local `struct st` copied whole from a
+    `struct ot *`; `((u32 *)v)[1]` against `((u64 *)v)[1]`): the model names the caller's data by
+    path, not by offset, so it would give both reads one value where the kernel reads two places."""
+    old, new = runner.old.program.read_types, runner.new.program.read_types
+    for key, old_types in old.items():
+        new_types = new.get(key)
+        if new_types is None or len(old_types.keys() | new_types.keys()) < 2:
             continue
-        (tag_a, where_a), = list(old_tags.items())[:1]
-        tag_b, where_b = next((t, w) for t, w in list(new_tags.items()) + list(old_tags.items()) if t != tag_a)
+        type_a, where_a = next(iter(old_types.items()))
+        type_b, where_b = next((t, w) for t, w in list(new_types.items()) + list(old_types.items()) if t != type_a)
         shown = display_key(key, runner.aliases)
-        return (f"{shown} is read as a member of struct {tag_a} at {where_a} and of struct {tag_b} at {where_b}: "
+        return (f"{shown} is read as {type_a} at {where_a} and as {type_b} at {where_b}: "
                 "the two sides read the caller's data through different types")
     return None

@@ -443,3 +443,17 @@ def test_the_same_struct_through_a_typedef_a_cast_or_a_member_address_stays_equi
     inner = show('\tstruct outer *o = v;\n\tstruct foo_stats *p = &o->s;\n\n'
                  '\tseq_printf(m, "%d %u\\n", o->a, p->total);\n', defs)
     assert run(outer, inner).verdict == "equivalent"
+
+
+def test_elements_of_two_widths_at_one_index_are_never_equivalent():
+    """`a[1]` of a `u32 *` is bytes 4..7, of a `u64 *` bytes 8..15; both are `v[1]` to the model."""
+    old = show('\tu32 *a = v;\n\n\tseq_printf(m, "%u\\n", a[1]);\n')
+    new = show('\tu64 *b = v;\n\n\tseq_printf(m, "%u\\n", (u32)b[1]);\n')
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "32-bit" in reason and "64-bit" in reason
+    wide = show('\tseq_printf(m, "%llu\\n", *(u64 *)v);\n')
+    narrow = show('\tseq_printf(m, "%llu\\n", (unsigned long long)*(u32 *)v);\n')
+    assert run(narrow, wide).verdict == "inconclusive"
+    signed = show('\ts32 *b = v;\n\n\tseq_printf(m, "%u\\n", (u32)b[1]);\n')
+    assert run(old, signed).verdict == "equivalent"  # one width, the same bytes
