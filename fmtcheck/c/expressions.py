@@ -216,14 +216,11 @@ class ExpressionCompiler:
         def member(f: Frame) -> Any:
             obj = bfn(f)
             if type(obj) is Free and arrow and obj.key[:1] != "&":
-                return free_path(f, f"{obj.key}->{fname}", where)  # (member_of's key, unparsed)
+                return free_path(f, f"{obj.key}->{fname}", where, note_struct)  # (member_of's key, unparsed)
             if isinstance(obj, (list, TablePtr)) and op == "->":
                 obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
-                key = member_of(obj, op, fname).key
-                if note_struct is not None:
-                    note_struct(key)
-                return free_path(f, key, where)
+                return free_path(f, member_of(obj, op, fname).key, where, note_struct)
             if isinstance(obj, LocalStruct):
                 if fname in obj.fields:
                     value = obj.fields[fname]
@@ -233,10 +230,7 @@ class ExpressionCompiler:
                 if obj.zeroed:
                     return 0
                 if obj.view is not None:
-                    key = member_of(obj.view, ".", fname).key
-                    if note_struct is not None:
-                        note_struct(key)
-                    return free_path(f, key, where)
+                    return free_path(f, member_of(obj.view, ".", fname).key, where, note_struct)
                 return free_path(f, f"{obj.key}.{fname}", where)
             if isinstance(obj, OpaqueGlobal):
                 raise obj.error
@@ -275,14 +269,11 @@ class ExpressionCompiler:
             start = len(reads) if reads is not None else 0
             i = as_int(ifn(f), f, index.type, index.text)
             if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
-                return free_path(f, f"{obj.key}[{i}]", where)  # (element()'s key, unparsed)
+                return free_path(f, f"{obj.key}[{i}]", where, note_elem)  # (element()'s key, unparsed)
             if isinstance(i, Sym):
-                return symbolic_element(obj, i, elem, where)
+                return symbolic_element(obj, i, elem, where, note_elem)
             if isinstance(obj, Free):
-                key = element(obj, i).key
-                if note_elem is not None:
-                    note_elem(key)
-                return free_path(f, key, where)
+                return free_path(f, element(obj, i).key, where, note_elem)
             if isinstance(obj, (list, TablePtr)):
                 if reads is not None and len(reads) > start and type(i) is int and isinstance(obj, list):
                     observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)

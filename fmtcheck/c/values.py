@@ -346,9 +346,12 @@ def past_chain_bound(key: str) -> bool:
     return key.count(link) > MAX_CHAIN
 
 
-def free_path(f: "Frame", key: str, where: str) -> Free:
+def free_path(f: "Frame", key: str, where: str, noted: Callable[[str], None] | None = None) -> Free:
     """A free value at a new path; an over-long path ends the run (the inputs it names are
-    counted by the input source, `fmtcheck.engine.inputs.MAX_INPUT_BYTES`)."""
+    counted by the input source, `fmtcheck.engine.inputs.MAX_INPUT_BYTES`). NOTED, if any,
+    records the type the code reads it as (`fmtcheck.c.expressions.typed_reads`)."""
+    if noted is not None:
+        noted(key)
     if len(key) > MAX_KEY_BYTES:
         raise LimitExceeded(where, f"an input path grew past {MAX_KEY_BYTES} bytes ({key[:40]}...): "
                                    "a walk over data the code does not define")
@@ -544,19 +547,24 @@ def _content_part(item: Any) -> Any:
     return None
 
 
-def symbolic_element(obj: Any, i: Sym, elem: tuple, where: str) -> Any:
+def symbolic_element(obj: Any, i: Sym, elem: tuple, where: str, noted: Callable[[str], None] | None = None) -> Any:
     """`tbl[i]` for an index computed from inputs, in proof mode: an uninterpreted value named by
     the table's contents and the index's expression (see `symbolic_name`, `content_name`), so the
     proof covers every value the table could hold there. Reading outside the table is undefined
-    behaviour, the same on both sides for the same index."""
+    behaviour, the same on both sides for the same index. NOTED as for `free_path`."""
     if isinstance(obj, Free) and i.tree[0] == "in" and i.tree[1].startswith("#"):
-        return iteration_element(obj, i)  # s->v[i] in a loop traced by induction
+        element = iteration_element(obj, i)  # s->v[i] in a loop traced by induction
+        if noted is not None:
+            noted(element.key)
+        return element
     index = symbolic_name(i)
     if isinstance(obj, Free):
         base, j = pointer_parts(obj.key)
         key = f"{base}[{j}+{index}]"
         if len(key) > MAX_KEY_BYTES:
             raise NotProvable("an index depends on an input (a path too long to name)")
+        if noted is not None:
+            noted(key)
         return Free(key)
     if isinstance(obj, Mem):
         obj = Ptr(obj)

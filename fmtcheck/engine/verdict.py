@@ -252,6 +252,10 @@ def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new
     runner = Runner(old, new, WorkBudget(options.bounds))
     try:
         result = runner.decide(options, subject)
+        pun = struct_pun(runner)  # whatever the cases showed, they gave two places one value
+        if pun is not None and result.verdict != "inconclusive":
+            result = Result(subject, "inconclusive", cases=runner.cases, reason=pun,
+                            extra={"decided_by": "construct"})
     except Inconclusive as err:
         return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}",
                       extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"},
@@ -515,10 +519,6 @@ class Runner:
         first = self.run_case(discovery)
         self.kinds = dict(discovery.kinds)
         if proven and first is not None and not paths.may_be_undefined(self.traces):
-            pun = struct_pun(self)
-            if pun is not None:
-                return Result(subject, "inconclusive", cases=self.cases, reason=pun,
-                              extra={"decided_by": "construct"})
             ambiguous = undeclared_width(self, every_path=True)
             if ambiguous is not None:
                 return Result(subject, "inconclusive", cases=self.cases, reason=ambiguous)
@@ -601,11 +601,6 @@ class Runner:
         if self.cases == 0:
             result.verdict = "inconclusive"
             result.reason = "every input tried hit undefined behaviour: " + "; ".join(dict.fromkeys(self.ub_notes))
-            return result
-        pun = struct_pun(self)
-        if pun is not None:
-            result.verdict, result.reason = "inconclusive", pun
-            result.extra["decided_by"] = "construct"
             return result
         covered = classes_covered(self.kinds)
         if self.hypothesis_cases:

@@ -457,3 +457,13 @@ def test_elements_of_two_widths_at_one_index_are_never_equivalent():
     assert run(narrow, wide).verdict == "inconclusive"
     signed = show('\ts32 *b = v;\n\n\tseq_printf(m, "%u\\n", (u32)b[1]);\n')
     assert run(old, signed).verdict == "equivalent"  # one width, the same bytes
+
+
+def test_a_loop_over_elements_of_two_widths_is_never_proven():
+    """The proof reads the elements at a placeholder index (`v[#0]`), the check with them."""
+    old = show('\tu32 *a = v;\n\tint i, n = nr_foo();\n\n\tfor (i = 0; i < n; i++)\n'
+               '\t\tseq_printf(m, " %u", a[i]);\n\tseq_putc(m, \'\\n\');\n')
+    new = show('\tu64 *b = v;\n\tint i, n = nr_foo();\n\n\tfor (i = 0; i < n; i++)\n'
+               '\t\tseq_printf(m, " %u", (u32)b[i]);\n\tseq_putc(m, \'\\n\');\n')
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive" and "64-bit" in reason  # was "equivalent, proven"
