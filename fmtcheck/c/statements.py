@@ -197,8 +197,7 @@ class StatementCompiler:
             def make_list(f: Frame) -> Mem:
                 buf = bytearray(size * esize)
                 for k, fn in enumerate(fns):
-                    v = as_int(fn(f), f, elem, "")
-                    buf[k * esize:(k + 1) * esize] = (conv(v, (elem[0], elem[1], False)) & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
+                    buf[k * esize:(k + 1) * esize] = element_bytes(as_int(fn(f), f, elem, ""), elem, esize)
                 return Mem(buf, elem=elem)
 
             return make_list
@@ -703,3 +702,11 @@ def _same_pass_value(a: Any, b: Any) -> bool:
     if isinstance(a, Free) and isinstance(b, Free):
         return a.key == b.key
     return isinstance(a, bytes) and isinstance(b, bytes) and a == b
+
+
+def element_bytes(v: Any, elem: tuple, esize: int) -> bytes:
+    """V stored as an element of a local integer array. A value of the inputs, in a proof, has
+    no bytes to store: the proof stops there and testing decides."""
+    if isinstance(v, symbolic.Sym):
+        raise symbolic.NotProvable("a local integer array initialised with values of the inputs")
+    return (conv(v, (elem[0], elem[1], False)) & ((1 << (8 * esize)) - 1)).to_bytes(esize, "little")
