@@ -559,6 +559,8 @@ def symbolic_element(obj: Any, i: Sym, elem: tuple, where: str, noted: Callable[
         return element
     index = symbolic_name(i)
     if isinstance(obj, Free):
+        if index.endswith("#"):  # `s->v[n - 1 - i]`: the caller's element of another iteration
+            raise NotProvable("an index depends on an input and the loop's iteration")
         base, j = pointer_parts(obj.key)
         key = f"{base}[{j}+{index}]"
         if len(key) > MAX_KEY_BYTES:

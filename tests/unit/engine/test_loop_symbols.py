@@ -85,3 +85,17 @@ def test_a_branch_on_a_table_read_at_the_counter_that_leaves_the_loop_is_no_path
     new = limits + show(split())
     ok, why = proof(old, new)
     assert ok is False and "depends on the iteration" in why, why
+
+
+def test_the_callers_elements_read_in_reverse_are_divergent_not_a_replay_disagreement():
+    """`s->v[s->n - 1 - i]` names another iteration's element of the caller's data: the proof
+    refuses it (as before the rule for tables and calls), and testing finds the swap; named as a
+    per-iteration symbol it gave "a counterexample did not replay identically"."""
+    defs = "struct foo_stats {\n\tunsigned int n;\n\tunsigned long long v[64];\n};\n\n"
+    body = ("static int t_show(struct seq_file *m, void *v)\n{\n\tstruct foo_stats *s = m->private;\n"
+            "\tint i;\n\n\tfor (i = 0; i < s->n; i++)\n\t\tseq_printf(m, \" %llu\", s->v[INDEX]);\n"
+            "\treturn 0;\n}\n")
+    old = defs + body.replace("INDEX", "i")
+    new = defs + body.replace("INDEX", "s->n - 1 - i")
+    report = verify_sources(old, new, Options(max_examples=30))
+    assert report.results[0].verdict == "divergent"
