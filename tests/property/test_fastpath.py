@@ -13,30 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _paths import FIXTURES
-from fmtcheck.c import cfront
-from fmtcheck.engine.verdict import Runner, side_of, pair_functions
+from _runners import traced_runner
+from fmtcheck.engine.verdict import Runner
 from fmtcheck.engine.fastpath import Fallback
 from fmtcheck.engine.inputs import VectorInputs, int_strategy, str_strategy
-from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.c.outputs import ConcreteOutput
 
 PAIRS = sorted(p for p in (FIXTURES / "pairs").iterdir() if p.is_dir()) + [FIXTURES / "example"]
 
 
 def runner_for(old_path: Path, new_path: Path) -> Runner:
-    old = cfront.parse_unit(old_path.read_bytes(), str(old_path))
-    new = cfront.parse_unit(new_path.read_bytes(), str(new_path))
-    (old_name, new_name), = pair_functions(old, new, None)[:1]
-    space = InputSpace()
-    collect_hints(old, space)
-    collect_hints(new, space)
-    runner = Runner(side_of(old, space, old_name, "old"), side_of(new, space, new_name, "new"))
-    runner.prove()
-    discovery = VectorInputs()
-    runner.run_slow(discovery)
-    runner.kinds = dict(discovery.kinds)
-    runner.enable_fast_path()
-    return runner
+    return traced_runner(old_path.read_bytes(), new_path.read_bytes(), str(old_path), str(new_path))
 
 
 def traced_sides() -> list:

@@ -13,15 +13,14 @@ from __future__ import annotations
 import pytest
 
 from _paths import FIXTURES
-from fmtcheck.c import cfront
-from fmtcheck.c.hints import InputSpace, collect_hints
+from _runners import traced_runner
 from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.c.symbolic import canonical
 from fmtcheck.c.values import UndefinedBehaviour
 from fmtcheck.common.options import Options
 from fmtcheck.engine.fastpath import Fallback
 from fmtcheck.engine.inputs import VectorInputs
-from fmtcheck.engine.verdict import Runner, pair_functions, side_of, verify_sources
+from fmtcheck.engine.verdict import Runner, verify_sources
 
 
 def show(decl: str, fmt: str, expr: str) -> str:
@@ -32,18 +31,7 @@ def show(decl: str, fmt: str, expr: str) -> str:
 
 def runner_for(source: str, rewrite: str | None = None) -> Runner:
     """A runner of SOURCE against REWRITE (itself by default) with its traces compiled."""
-    old = cfront.parse_unit(source.encode(), "old.c")
-    new = cfront.parse_unit((rewrite or source).encode(), "new.c")
-    (old_name, new_name), = pair_functions(old, new, None)[:1]
-    space = InputSpace()
-    collect_hints(old, space)
-    collect_hints(new, space)
-    runner = Runner(side_of(old, space, old_name, "old"), side_of(new, space, new_name, "new"))
-    runner.prove()
-    discovery = VectorInputs()
-    runner.run_slow(discovery)
-    runner.kinds = dict(discovery.kinds)
-    runner.enable_fast_path()
+    runner = traced_runner(source.encode(), (rewrite or source).encode())
     assert runner.fast is not None, "the sides are branch-free: their traces compile"
     return runner
 
