@@ -421,6 +421,15 @@ class Journal:
         _, judged = latest(self.records, self.engine)
         return {(k, i, r.get("input")) for (k, i), r in judged.items()}
 
+    def relabel(self, task: Task) -> None:
+        """A judgement the file holds whose `cannot_change` the script now gives differently (the
+        exclusion rule changed, the engine did not): the same judgement, written again with the
+        script's reason, so the report classes it by the rule of this checkout."""
+        _, judged = latest(self.records, self.engine)
+        record = judged.get((task.record["kind"], task.record["id"]))
+        if record is not None and record.get("cannot_change") != task.record.get("cannot_change"):
+            self.write({**record, "cannot_change": task.record.get("cannot_change"), "relabelled": True})
+
     def answered(self, task: Task, answer: dict) -> None:
         self.write({**task.record, "input": task.digest(), **answer})
         self.count += 1
@@ -444,6 +453,8 @@ def run_phase(journal: Journal, phase: str, ids: list[str], items: Iterable[Task
                 journal.write(item)  # a site where the operator changes nothing: no judgement to skip
             elif (item.record["kind"], item.record["id"], item.digest()) not in held:
                 yield item
+            else:
+                journal.relabel(item)
 
     run_tasks(todo(), args.jobs, args.cpu, args.memory, journal.answered)
 

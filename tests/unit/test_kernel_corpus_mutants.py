@@ -88,3 +88,138 @@ def test_zero_padding_is_made_with_a_precision_and_a_star_width_and_excluded_whe
     assert _by(mutants, "zero-padding", "%08.3d") == []  # already zero-padded: no mutant
     star = _by(mutants, "zero-padding", "%*d")
     assert star and star[0].cannot_change is None and b'"%-5d %08.3d %0*d\\n"' in star[0].text
+
+
+TRUTHS = """
+#define SZ_1K 0x00000400
+#define ONE 1
+#define TWICE 2
+#define TWICE 3
+struct node { struct node *next; };
+
+static int truths(struct seq_file *m, void *v)
+{
+	struct node *n = v;
+	unsigned long total = n->t;
+	long signed_total = n->s;
+	unsigned int small = n->u;
+
+	seq_printf(m, "%10u %u %lu %u %u\\n", !n->next, small == 3, !n->next, small > 2 ? 1 : 0,
+		   small > 2 ? 1 : n->u);
+	seq_printf(m, "%8lu %8lu %8lu %8lu %8lu\\n", total / SZ_1K, total / ONE, signed_total / SZ_1K,
+		   total / TWICE, total >> 1);
+	seq_printf(m, "%3s|%2s|%3s|%3s|%3.2s|%2s|%s\\n", "cid", n->next ? "yes" : "no", n->name,
+		   n->next ? "yes" : "no", "cid", "a\\0bc", "x");
+	return 0;
+}
+"""
+
+
+def _reasons(tmp_path: Path, op: str) -> dict[str, str | None]:
+    mutants = _mutants(tmp_path, TRUTHS.replace("static int truths", "static int show"))
+    return {m.site.split(": ", 1)[1]: m.cannot_change for m in mutants if m.operator == op}
+
+
+def test_d_for_u_of_a_not_a_comparison_or_a_choice_of_small_literals_cannot_change_bytes(tmp_path: Path) -> None:
+    reasons = _reasons(tmp_path, "d-for-u")
+    assert "logical not" in reasons["%10u (conversion 1)"]
+    assert "comparison '=='" in reasons["%u (conversion 3)"]
+    assert "either arm of ?:" in reasons["%u (conversion 7)"]
+
+
+def test_d_for_u_of_a_not_read_as_64_bits_or_a_choice_with_an_input_arm_is_a_real_mutant(tmp_path: Path) -> None:
+    reasons = _reasons(tmp_path, "d-for-u")
+    assert reasons["%lu (conversion 5)"] is None  # an int read as 64 bits: not shown below 2^63
+    assert reasons["%u (conversion 9)"] is None  # n->u may be 2^31 or more
+
+
+def test_d_for_u_of_an_unsigned_divided_by_a_macro_of_two_or_more_cannot_change_bytes(tmp_path: Path) -> None:
+    reasons = _reasons(tmp_path, "d-for-u")
+    assert "divided by 1024" in reasons["%8lu (conversion 1)"]
+    assert "shifted right by 1" in reasons["%8lu (conversion 9)"]
+
+
+def test_d_for_u_divided_by_one_of_a_signed_value_or_by_a_macro_defined_twice_is_a_real_mutant(
+        tmp_path: Path) -> None:
+    reasons = _reasons(tmp_path, "d-for-u")
+    assert reasons["%8lu (conversion 3)"] is None  # / 1 keeps every value
+    assert reasons["%8lu (conversion 5)"] is None  # a long: negative values print differently
+    assert reasons["%8lu (conversion 7)"] is None  # TWICE is 2 or 3: not one number
+
+
+def test_a_width_on_a_string_literal_at_least_as_long_as_both_widths_cannot_change_bytes(tmp_path: Path) -> None:
+    minus, plus = _reasons(tmp_path, "width-1"), _reasons(tmp_path, "width+1")
+    assert "at least 3 bytes" in minus["%3s (conversion 1)"]  # "cid": %2s and %3s print it whole
+    assert "either string literal" in minus["%2s (conversion 3)"]  # "yes"/"no" against %1s
+    assert plus["%3s (conversion 1)"] is None  # %4s pads "cid"
+
+
+def test_a_width_a_literal_does_not_fill_is_a_real_mutant(tmp_path: Path) -> None:
+    minus, plus = _reasons(tmp_path, "width-1"), _reasons(tmp_path, "width+1")
+    assert minus["%3s (conversion 5)"] is None  # n->name: any length
+    assert minus["%3s (conversion 7)"] is None  # "no" is padded by %3s, not by %2s
+    assert minus["%3.2s (conversion 9)"] is None  # the precision prints 2 bytes: %3s pads, %2s does not
+    assert minus["%2s (conversion 11)"] is None  # "a\0bc" prints one byte
+
+
+COUNTS = """
+struct item { struct list_head list; int flag; };
+struct box { struct list_head a, b; int n; };
+
+static int show(struct seq_file *m, void *v)
+{
+	struct box *bx = v;
+	struct item *it, *jt;
+	unsigned long plain = 0, flagged, nested = 0, twice = 0, byloop = 0, addr = 0, rcu = 0, paren = 0;
+	unsigned int narrow = 0;
+	unsigned long unset;
+	static unsigned long kept;
+
+	flagged = 0;
+	list_for_each_entry(it, &bx->a, list)
+		plain++;
+	list_for_each_entry(it, &bx->a, list) {
+		if (it->flag)
+			flagged += 1;
+		list_for_each_entry(jt, &bx->b, list)
+			nested++;
+		twice += 2;
+		narrow++;
+		unset++;
+		kept++;
+		(paren)++;
+	}
+	for (int i = 0; i < bx->n; i++)
+		byloop++;
+	list_for_each_entry(it, &bx->b, list)
+		note(&addr);
+	list_for_each_entry_rcu(it, &bx->b, list)
+		rcu++;
+	seq_printf(m, "%lu %lu %lu %lu %lu %lu %lu %u %lu %lu %lu\\n", plain, flagged, nested, twice, byloop,
+		   addr, rcu, narrow, unset, kept, paren);
+	return 0;
+}
+"""
+
+
+def test_d_for_u_of_a_count_of_list_entries_from_zero_cannot_change_bytes(tmp_path: Path) -> None:
+    mutants = _mutants(tmp_path, COUNTS)
+    reasons = {m.site.split(": ", 1)[1]: m.cannot_change for m in mutants if m.operator == "d-for-u"}
+    assert "a count from 0 of list entries" in reasons["%lu (conversion 1)"]  # plain++ in a walk
+    assert "a count from 0 of list entries" in reasons["%lu (conversion 3)"]  # set to 0 first, += 1 under an if
+
+
+def test_d_for_u_of_counts_that_can_grow_past_the_walk_or_be_written_is_a_real_mutant(tmp_path: Path) -> None:
+    mutants = _mutants(tmp_path, COUNTS)
+    reasons = {m.site.split(": ", 1)[1]: m.cannot_change for m in mutants if m.operator == "d-for-u"}
+    for conversion, why in ((5, "a walk inside a walk"), (7, "+= 2"), (9, "a for loop over an input"),
+                            (11, "its address escapes"), (13, "an RCU walk"), (15, "a 32-bit count"),
+                            (17, "never set to 0"), (19, "a static local"), (21, "written through parentheses")):
+        key = f"%{'u' if conversion == 15 else 'lu'} (conversion {conversion})"
+        assert reasons[key] is None, why
+
+
+def test_a_goto_in_the_function_stops_the_count_rule(tmp_path: Path) -> None:
+    source = COUNTS.replace("\treturn 0;\n}", "\tgoto out;\nout:\n\treturn 0;\n}")
+    mutants = _mutants(tmp_path, source)
+    assert all(m.cannot_change is None for m in mutants if m.operator == "d-for-u" and "(conversion 1)" in m.site)

@@ -77,3 +77,20 @@ def test_an_undecided_mutant_counts_against_the_kill_rate_and_exclusions_need_a_
 def test_a_line_cut_by_a_killed_run_is_ignored() -> None:
     text = json.dumps(_fn("a.c:f", "equivalent")) + "\n" + '{"kind": "function", "id": "a.c:g", "sta'
     assert [r["id"] for r in read_records(text)] == ["a.c:f"]
+
+
+def test_a_held_judgement_is_relabelled_with_the_scripts_new_reason_and_keeps_its_verdict(tmp_path) -> None:
+    from benchmarks.kernel_corpus import Journal, Task
+
+    out = tmp_path / "run.jsonl"
+    journal = Journal(out, False, "e1", "c1", False)
+    record = {"kind": "mutant", "id": "f d-for-u line 3: %u (conversion 1)", "operator": "d-for-u",
+              "cannot_change": None}
+    journal.write({**record, "status": "equivalent", "reason": None})
+    task = Task({**record, "cannot_change": "a logical not: 0 or 1 (an int)"}, b"a", b"b", "f", "o", "n", None)
+    journal.relabel(task)
+    journal.relabel(task)  # written once: the second time the file already agrees
+    journal.file.close()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and rows[1]["status"] == "equivalent" and rows[1]["relabelled"]
+    assert mutant_class(rows[1]) == "excluded" and mutant_class(rows[0]) == "survived"
