@@ -310,10 +310,11 @@ class Failure:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; SIGTERM, like SIGINT, cleans up before it ends the run."""
+    from fmtcheck.common.collector import fewer_collections
     from fmtcheck.common.termination import EXIT_STATUS, STATE, Terminated, sigterm_raises
 
     try:
-        with sigterm_raises():
+        with sigterm_raises(), fewer_collections():
             status = run_command(argv)
     except Terminated:
         status = EXIT_STATUS

@@ -178,10 +178,13 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
             runner.more_lines = len(labels) - labels.index(label)
             break
         outcomes = by_label[label]
-        smallest = _first_confirmed(runner, sorted(outcomes, key=sized), label)
-        if smallest is None:
+        found = _first_confirmed(runner, sorted(outcomes, key=sized), label)
+        if found is None:
             continue
-        best = replayed(shrink_case(runner, smallest, label))
+        candidate, smallest = found
+        shrunk = shrink_case(runner, smallest, label)
+        # nothing smaller found: the interpreter's run of the candidate's source is the case reported
+        best = replayed(shrunk, getattr(candidate, "source", None) if shrunk is smallest else None)
         if runner.side_reads.one_sided() and hangs_on(runner, best):
             best = replayed(smallest)  # the shrunk case hangs on a one-sided key
         div = describe(best, runner.aliases, label)
@@ -212,11 +215,12 @@ def shows_a_difference(div: Divergence) -> bool:
     return (div.expected, div.expected_has_newline) != (div.actual, div.actual_has_newline)
 
 
-def _first_confirmed(runner: Any, outcomes: list[Outcome], label: int) -> Outcome | None:
+def _first_confirmed(runner: Any, outcomes: list[Outcome], label: int) -> tuple[Outcome, Outcome] | None:
+    """(the candidate, the interpreter's outcome of it) for the first candidate it confirms."""
     for outcome in outcomes:
         real = confirm(runner, outcome, label)
         if real is not None:
-            return real
+            return outcome, real
     return None
 
 
@@ -279,14 +283,39 @@ class Replays:
         self.run_slow = run_slow
         self.done: dict[tuple, Outcome] = {}
 
-    def __call__(self, outcome: Outcome) -> Outcome:
+    def __call__(self, outcome: Outcome, source: Any = None) -> Outcome:
+        """The replay of OUTCOME; SOURCE, when given, is the input source the interpreter ran to
+        give OUTCOME itself: when `ran_as_replayed(source, outcome)`, that run is its replay."""
         key = tuple((k, type(v), bytes(v) if type(v) is bytearray else v) for k, v in outcome.inputs.items())
+        if key not in self.done and source is not None and ran_as_replayed(source, outcome):
+            self.done[key] = outcome
         if key not in self.done:
             self.done[key] = replay(self.run_slow, outcome)
         again = self.done[key]
         if again.old.data != outcome.old.data or again.new.data != outcome.new.data:
             raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
         return again
+
+
+def ran_as_replayed(source: Any, outcome: Outcome) -> bool:
+    """Whether the interpreter's run of SOURCE, which gave OUTCOME, is a run of the inputs its
+    replay names: `VectorInputs(outcome.inputs, zero=True)` gives every read the value SOURCE gave it.
+
+    It does when SOURCE is a zero-based vector (no loop counts given, no number view named: a key
+    read both as a string and as a number names its views by the order of the reads) and OUTCOME
+    is its own run: by induction over the reads, which take the same keys in the same order while
+    the values read so far are the same. A read of a key SOURCE names returns the named value in
+    both (the assignment records it as named); a first read of a key it does not name returns the
+    key's zero (the empty string, no iterations), which the assignment records and the replay
+    returns unchanged (a zero is in its type's range); a later read returns what the first one
+    stored, the recorded value again. The interpreter is a function of the values it reads (the
+    premise of `Replays`), so the replay would print the same bytes and record the same keys, and
+    the run the report describes is one of exactly the inputs it lists."""
+    if type(source) is not VectorInputs or not source.zero or source.loops or source.number_views:
+        return False
+    if outcome.inputs != source.assignment() or any(NUMBER_VIEW in name for name in outcome.inputs):
+        return False
+    return True
 
 
 def _kind_of(value: Any) -> tuple:
