@@ -21,7 +21,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -148,6 +147,8 @@ def _prune(directory: Path) -> None:
 
 
 def _write_bytes(directory: Path, path: Path, data: bytes) -> None:
+    import tempfile  # only a run that fills the cache pays its import (shutil, random...)
+
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         _prune(directory)

@@ -5,7 +5,7 @@ matching (`loose`) that `check` and `diff` use.
 A grammar says, as data, how one /proc file is laid out: literal bytes, fields written the way the
 kernel writes them (a printf directive or a seq_file primitive), repeated records, per-CPU columns,
 optional lines and kernel-version variants. The language is documented in `grammars/README.md`;
-the files ship in the package `fmtcheck.grammars` and are loaded with importlib.resources.
+the files ship in the package `fmtcheck.grammars` and are read from its directory (`language._grammar_root`).
 
 API for the core engine (everything is bytes; nothing is decoded):
 

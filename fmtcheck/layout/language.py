@@ -5,7 +5,7 @@ grammars, their metadata, and detecting which grammar a capture's head belongs t
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -337,15 +337,28 @@ def _check_grammar(g: Grammar) -> None:
                     raise GrammarError(g.name, f"line {line.name}: pad() inside a repeated group")
 
 
+@functools.lru_cache(maxsize=1)
 def _grammar_root():
     """The directory of the grammar files: the package `fmtcheck.grammars` once installed, or the
-    `grammars/` directory beside the package when running from a source tree without install."""
-    try:
-        return importlib.resources.files("fmtcheck.grammars")
-    except ModuleNotFoundError:
-        from pathlib import Path
+    `grammars/` directory beside the package when running from a source tree without install.
+    The installed package is found by its import spec, not by importlib.resources, whose import
+    (tempfile, shutil, zipfile...) costs every `check` ~13 ms of start-up; importlib.resources
+    serves only a package that is not a directory (in a zip)."""
+    import importlib.util
+    from pathlib import Path
 
+    try:
+        spec = importlib.util.find_spec("fmtcheck.grammars")
+    except ModuleNotFoundError:
+        spec = None
+    if spec is None:
         return Path(__file__).resolve().parents[2] / "grammars"
+    for location in spec.submodule_search_locations or ():
+        if os.path.isdir(location):
+            return Path(location)
+    import importlib.resources
+
+    return importlib.resources.files("fmtcheck.grammars")
 
 
 def grammar_names() -> list[str]:

@@ -88,3 +88,15 @@ def test_the_check_and_diff_paths_import_no_parser():
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyparsing'))")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.stdout.strip() == "[]", run.stdout + run.stderr
+
+
+def test_the_check_and_diff_paths_import_no_file_utilities():
+    """importlib.resources (tempfile, shutil, zipfile, ~13 ms of start-up) stays out of the check
+    and diff paths: grammars are read from their directory, and tempfile is imported only to fill
+    the cache. Run without site (-S), which may import them itself (a certifi .pth does)."""
+    code = ("import sys; import fmtcheck.cli, fmtcheck.layout.capture, fmtcheck.layout.diff; "
+            "print(sorted(m for m in ('tempfile', 'shutil', 'zipfile', 'importlib.resources') if m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         env=env)
+    assert run.stdout.strip() == "[]", run.stdout + run.stderr
