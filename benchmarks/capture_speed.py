@@ -18,6 +18,10 @@ package's bytecode cached (in a temporary PYCACHEPREFIX, as an installed package
 PYTHONDONTWRITEBYTECODE is set) and the grammar cache warm (a first run, not counted, fills both).
 `cmp` compares the capture with a byte copy of it (comparing a file with itself returns at once).
 The best of --runs runs is shown for each.
+The "engine" line times the record regexes the check compiled (Python's `re` bulk regex, and RE2's
+plan where the check used one), each alone over the capture in memory from the first record on: the
+matching a check cannot do without. Beside the floor it bounds the ratio: no whole-process run of
+this design can beat cmp / (floor + engine), by wall time or by CPU time ("bound" in that line).
 The "ceiling" line times RE2's DFA running the simplest line pattern over the capture (in memory,
 in this process): no exact matching by that DFA can beat it, which says how far the ratio to cmp
 can go on this machine.
@@ -60,6 +64,54 @@ dt = time.perf_counter() - t
 cpu = time.process_time() - cpu
 print(dt, startup, r.results[0].verdict if r else "-", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu)
 """
+
+
+ENGINE = r"""
+import json, sys, time
+from fmtcheck.common.options import Options
+from fmtcheck.layout import dfa, records
+from fmtcheck.layout.capture import check_captures
+seen = {"re": [], "RE2": []}
+bulk, plan = records.bulk_regex, dfa.plan_for
+records.bulk_regex = lambda p: seen["re"].append(p) or bulk(p)  # what the check compiles, watched
+dfa.plan_for = lambda p: seen["RE2"].append(p) or plan(p)
+check_captures([sys.argv[1]], Options())
+data = open(sys.argv[1], "rb").read()
+starts = [0]
+while len(starts) < 16 and data.find(b"\n", starts[-1]) >= 0:
+    starts.append(data.find(b"\n", starts[-1]) + 1)
+stop = data.rfind(b"\n") + 1
+best = {}
+for kind, patterns in seen.items():
+    for pattern in dict.fromkeys(patterns):
+        rx = bulk(pattern) if kind == "re" else plan(pattern)
+        if rx is None:
+            continue
+        def run(s, rx=rx, kind=kind):
+            if kind == "RE2":
+                return rx.end(data, s, stop)
+            m = rx.match(data, s)
+            return m.end() if m else s
+        start = max(starts, key=lambda s: run(s) - s)  # where this pattern's records begin
+        covered = run(start) - start
+        times = []
+        for _ in range(3):
+            t, c = time.perf_counter(), time.process_time()
+            run(start)
+            times.append((time.perf_counter() - t, time.process_time() - c))
+        if covered > best.get(kind, (0,))[0]:
+            best[kind] = (covered, min(x[0] for x in times), min(x[1] for x in times))
+print(json.dumps(best))
+"""
+
+
+def run_engine(a: str, env: dict) -> dict:
+    """{kind: (bytes covered, wall s, CPU s)}: the record regexes a check of A compiles, each run alone
+    over A in memory from where its records begin (kind: "re" or "RE2")."""
+    import json
+
+    out = subprocess.run([sys.executable, "-c", ENGINE, a], capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout)
 
 
 def _is_vma_header(line: bytes) -> bool:
@@ -158,8 +210,11 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
               f"ratio to cmp {cmp_dt / ceiling:.3f} (exact matching by this DFA cannot be faster)")
     bare = [_timed([sys.executable, "-c", "pass"]) for _ in range(runs)]
     print(f"  floor: the interpreter alone starts in {min(x[0] for x in bare):.3f} s (CPU {min(x[1] for x in bare):.3f} s)")
+    engines = run_engine(a, env)
+    floor_check = None
     for mode in ("check", "diff"):
         floors = [run_child("floor-" + mode, a, b, env) for _ in range(runs)]
+        floor_check = floor_check or (min(f[5] for f in floors), min(f[6] for f in floors))
         results = [run_child(mode, a, b, env) for _ in range(runs)]
         dt, startup, verdict = min(results)[:3]
         rss = max(r[3] for r in results)
@@ -176,6 +231,10 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
               f"imports, grammar load, no matching) {min(f[5] for f in floors):.3f} s "
               f"(CPU {min(f[6] for f in floors):.3f} s, imports {min(f[1] for f in floors):.3f} s, "
               f"grammar {min(f[0] for f in floors):.3f} s)")
+    for kind, (covered, wall, cpu) in sorted(engines.items()):
+        print(f"  engine ({kind}): the record regex alone over {covered / 1e6:.1f} MB in memory {wall:.3f} s "
+              f"(CPU {cpu:.3f} s) = {covered / 1e6 / wall:.0f} MB/s; bound for check: cmp / (floor + engine) "
+              f"= {cmp_dt / (floor_check[0] + wall):.3f} (by CPU time {cmp_cpu / (floor_check[1] + cpu):.3f})")
     os.unlink(copy)
 
 
