@@ -209,7 +209,10 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
         print(f"  ceiling: RE2's DFA over the lines alone ({DFA_LINES.decode()}) {mb / ceiling:.0f} MB/s, "
               f"ratio to cmp {cmp_dt / ceiling:.3f} (exact matching by this DFA cannot be faster)")
     bare = [_timed([sys.executable, "-c", "pass"]) for _ in range(runs)]
-    print(f"  floor: the interpreter alone starts in {min(x[0] for x in bare):.3f} s (CPU {min(x[1] for x in bare):.3f} s)")
+    nosite = [_timed([sys.executable, "-I", "-S", "-c", "pass"]) for _ in range(runs)]
+    print(f"  floor: the interpreter alone starts in {min(x[0] for x in bare):.3f} s (CPU {min(x[1] for x in bare):.3f} s); "
+          f"without site (-I -S: no .pth files, no site-packages) {min(x[0] for x in nosite):.3f} s "
+          f"(CPU {min(x[1] for x in nosite):.3f} s)")
     engines = run_engine(a, env)
     floor_check = None
     for mode in ("check", "diff"):
