@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from fmtcheck.c.arith import as_int, c_divide
 from fmtcheck.c.copies import whole_copy
-from fmtcheck.c.stores import store, value_name
+from fmtcheck.c.stores import call_may_write, call_result, store, value_name
 from fmtcheck.c.nodes import typedef_cast
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
@@ -35,6 +35,8 @@ from fmtcheck.kernel.seq_file import num_to_str
 
 # A pointer to bytes handed to an unknown call is taken as written by it (struct pointers are not yet).
 BYTE_POINTERS = frozenset({("ptr", U8), ("ptr", S8)})
+# argument types through which a callee can reach the caller's data (FREE: a type not declared)
+MAY_POINT = frozenset({"ptr", "array", "free"})
 
 
 class CallCompiler:
@@ -123,6 +125,7 @@ class CallCompiler:
         hint = declared if declared is not None and declared[0] == "int" else self.space.hint(text)
         where = self.where(node)
         accessor = name in lib.SEQ_ACCESSORS
+        writes_through = not accessor and lib.may_write_through(name, _discarded(node))
         has_outs = any(o is not None for o in outs)
 
         def call_unknown(f: Frame) -> Any:
@@ -149,12 +152,14 @@ class CallCompiler:
                 # it may print: an output event; what it returns is still a function of the call
                 # (`memcg = mem_cgroup_from_seq(m); ... memcg->oom_group`), not a fixed 0
                 f.ctx.out.opaque(key, where)
-                if hint is None or hint[0] != "int":
-                    return Free(key)
-                return 0
-            if hint is not None and hint[0] == "int":
-                return f.ctx.inputs.int_input(key, hint)
-            return Free(key)
+                result = Free(key) if hint is None or hint[0] != "int" else 0
+            elif hint is not None and hint[0] == "int":
+                result = f.ctx.inputs.int_input(key, hint)
+            else:
+                result = Free(call_result(f.ctx, key))
+            if writes_through and any(isinstance(v, Free) and t[0] in MAY_POINT for v, t in zip(values, types)):
+                call_may_write(f.ctx, key, where)
+            return result
 
         return Expr(call_unknown, hint or FREE, text, node)
 
@@ -441,6 +446,15 @@ def _division_operands(n: Expr, d: Expr, dividend_t: tuple, divisor_t: tuple) ->
         return a, conv(b, dividend_t)
 
     return operands
+
+
+def _discarded(node: Any) -> bool:
+    """Is the call's value thrown away (`fill_stats(s);`, `(void)update(p);`)? Such a call is made
+    for what it does, not for what it returns."""
+    parent = node.parent
+    while parent is not None and parent.type in ("cast_expression", "parenthesized_expression"):
+        parent = parent.parent
+    return parent is not None and parent.type in ("expression_statement", "comma_expression")
 
 
 def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> None:

@@ -5,7 +5,8 @@ The model never guesses that two paths are different memory. A store is an outpu
 own (`store <path> = <value>`, opaque: both sides must make the same stores at the same points
 of their output, else the verdict is inconclusive, never divergent), and every value read after
 it, from any path or any call the code does not define, is named by the stores made so far (the
-key gets `@N`, N a digest of the stores in order). Two sides that made the same stores read the
+key gets `@N`, N a digest of the stores in order; `@cN` while only unknown calls that received
+a pointer into the caller's data may have written it, see `call_may_write`). Two sides that made the same stores read the
 same state, so they read equal values; a side that read a path before a store and another after
 it read two names, which the engine treats as not shared (see `fmtcheck.engine.sharing`): the
 store may or may not have changed it. What a path holds right after a store to it is not assumed
@@ -43,6 +44,8 @@ class StoredInputs:
     def _key(self, key: str) -> str:
         if _CONSTANT.fullmatch(key) or key.startswith("(uninitialised "):
             return key  # a macro the input does not define, a local's stack garbage: no memory a store reaches
+        if key in self.ctx.result_states:
+            return key  # what an unknown call returned: named by the state it was made in (`call_result`)
         return f"{key}{STORE_MARK}{self.ctx.store_state}"
 
     def int_input(self, key: str, t: tuple) -> Any:
@@ -81,12 +84,49 @@ def store(ctx: Context, path: str, what: str, where: str) -> None:
         # a body traced once for every iteration would read, in each, the state before the
         # first iteration's store
         raise NotProvable("a store into the caller's data in a loop body traced by induction")
-    if "#" in path:
+    if "#" in path and _proving(ctx):
         raise NotProvable("a store at a place of the loop's iteration")
     ctx.out.opaque(f"store {what}", where)
-    previous = ctx.store_state if ctx.store_state is not None else 0
-    digest = hashlib.sha1(f"{previous}|{path}".encode("utf-8", "surrogateescape")).hexdigest()
-    ctx.store_state = int(digest[:12], 16)
+    _new_state(ctx, path, stored=True)
+
+
+def call_result(ctx: Context, call: str) -> str:
+    """The name of the value an unknown call returns, read now or later (a pointer, or a value
+    whose type its use decides): the call's key in the state it is made in, so that a value
+    converted after later calls is still the one the call returned."""
+    name = call if ctx.store_state is None else f"{call}{STORE_MARK}{ctx.store_state}"
+    ctx.result_states[name] = ctx.store_state
+    return name
+
+
+def call_may_write(ctx: Context, call: str, where: str) -> None:
+    """An unknown call that received a pointer into the caller's data (`fill_stats(s)`,
+    `update(&p->stats)`) may have written through it, or anywhere the pointer leads (a callee can
+    reach the enclosing object with container_of): every later read is named by the calls so far,
+    as after a store, so that a read moved across the call is a read of another value, not
+    assumed equal. Not an output event: the call prints nothing that the model could compare."""
+    if ctx.loop_depth:
+        raise NotProvable(f"{call}, which may write the caller's data, in a loop body traced by induction")
+    if "#" in call and _proving(ctx):
+        raise NotProvable(f"{call}, which may write the caller's data, takes a value of the loop's iteration")
+    _new_state(ctx, "call " + call, stored=False)
+
+
+def _proving(ctx: Context) -> bool:
+    """Is this run a proof? There `#N` names a loop's iteration; a concrete run's keys use `#`
+    for nested iterations too (`for_each_process_thread(_)[0]#1`)."""
+    return bool(getattr(ctx.inputs, "symbolic", False))
+
+
+def _new_state(ctx: Context, change: str, stored: bool) -> None:
+    """The state after one more change. It is named `N` once the code stored into the caller's
+    data and `cN` while only calls may have written it: after a store the model does not know
+    what the path holds, so a read then is shared by no one (`stored_key`); what a call may have
+    written is any value, the same for two sides that made the same calls."""
+    previous = ctx.store_state or "0"
+    digest = str(int(hashlib.sha1(f"{previous}|{change}".encode("utf-8", "surrogateescape")).hexdigest()[:12], 16))
+    after_store = stored or (previous != "0" and not previous.startswith("c"))
+    ctx.store_state = digest if after_store else "c" + digest
     ctx.writes += 1
     if not isinstance(ctx.inputs, StoredInputs):
         ctx.inputs = StoredInputs(ctx.inputs, ctx)

@@ -8,12 +8,15 @@ lines of a many-line record differ over all the inputs tried, not only at the fi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.common.result import Divergence, SourceLine
 from fmtcheck.engine.severity import classify_lines, classify_outputs
+
+_AFTER_CALLS = re.compile(r"@c\d+$")
 
 
 @dataclass
@@ -175,9 +178,19 @@ def _offsets(old: bytes, new: bytes, label: int | None) -> tuple[int, int]:
 
 
 def displayed_inputs(inputs: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
-    """A case's inputs by the names the reader wrote (`_display`), the aliases ordered once."""
+    """A case's inputs by the names the reader wrote (`_display`), the aliases ordered once. A
+    read after unknown calls that may have written the caller's data (`s->x@cN`, c/stores.py)
+    holds, in a reported case, what the path held before them: it is shown once, by the path."""
     ordered = _by_length(aliases)
-    return {_display(k, aliases, ordered): v for k, v in inputs.items()}
+    shown: dict[str, Any] = {}
+    for key, value in inputs.items():
+        after_calls = _AFTER_CALLS.search(key)
+        if after_calls is not None and inputs.get(key[:after_calls.start()], value) == value:
+            key = key[:after_calls.start()]
+            if key in inputs:
+                continue
+        shown.setdefault(_display(key, aliases, ordered), value)
+    return shown
 
 
 def _nth_line(data: bytes, line: int) -> tuple[bytes, bool]:

@@ -22,7 +22,7 @@ from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults
 from fmtcheck.engine.inputs import NUMBER_VIEW, VectorInputs
 from fmtcheck.engine.search import nonzero_count, shrink
-from fmtcheck.engine.sharing import hangs_on
+from fmtcheck.engine.sharing import hangs_on, unwritten_case
 
 MAX_REPORTED_LINES = 12  # differing lines described per function; the rest are counted
 MAX_WORST_CANDIDATES = 400  # cases of one line looked at for a worse (breaking) difference
@@ -187,6 +187,7 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
         best = replayed(shrunk, getattr(candidate, "source", None) if shrunk is smallest else None)
         if runner.side_reads.one_sided() and hangs_on(runner, best):
             best = replayed(smallest)  # the shrunk case hangs on a one-sided key
+        best = unwritten_case(runner, best) or replayed(smallest)  # shrunk into a case where a call wrote
         div = describe(best, runner.aliases, label)
         div.rendered = (best.old.data, best.new.data)
         worst_div = div if div.severity != "cosmetic" else _worst(runner, outcomes, label) or div

@@ -31,6 +31,8 @@ MAX_CHECKED_OUTCOMES = 6
 MAX_ALTERNATIVES = 64
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_CALL_STATE = re.compile(r"@c\d+$")  # a read after unknown calls that may have written (c/stores.py)
+_STATE = re.compile(r"@c?\d+$")  # the state of the caller's data a read was made in
 
 
 class SideReads:
@@ -133,6 +135,7 @@ def key_line(key: str, units: list[tuple[cfront.Unit, list[str]]]) -> str | None
 
 
 def _key_name(key: str) -> str | None:
+    key = _STATE.sub("", key)
     if key.startswith("(uninitialised "):
         m = _NAME.match(key, len("(uninitialised "))
         return m.group(0) if m else None
@@ -144,8 +147,14 @@ def _key_name(key: str) -> str | None:
 
 
 def one_sided_reason(keys: list[str], where: str | None, state: list[str] | None = None) -> str:
-    shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
     place = f"{where}: " if where else ""
+    if keys and all(written_key(k) for k in keys):
+        bases = list(dict.fromkeys(k[:k.rfind("@")] for k in keys))
+        shown = ", ".join(bases[:4]) + (", ..." if len(bases) > 4 else "")
+        return (f"{place}the outputs differ only if an unknown call that receives a pointer to the caller's "
+                f"data writes it: {shown} is read after such a call on one side and before it (or after "
+                "another) on the other")
+    shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
     if state:
         return (f"{place}the outputs differ only for some values of {shown}, read from "
                 f"{', '.join(state)}: the kernel's state (a file-scope variable that other code may "
@@ -192,6 +201,9 @@ def _root(key: str) -> str | None:
 def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], list[str]]:
     """The outcomes of a `Runner` whose difference does not hang on a key only one side reads,
     and the one-sided keys the first of the others needs."""
+    outcomes, written = unwritten(runner, outcomes)
+    if not outcomes:
+        return [], written
     unshared = unshared_keys(runner)
     if not unshared:
         return outcomes, []
@@ -210,6 +222,68 @@ def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], li
         if not needed:
             needed = keys
     return kept, needed
+
+
+def written_key(key: str) -> bool:
+    """Is this a read made after an unknown call that may have written the caller's data?"""
+    return _CALL_STATE.search(key) is not None
+
+
+def without_writes(inputs: dict[str, Any]) -> dict[str, Any] | None:
+    """The case as it is when no unknown call wrote the caller's data: every read of a path after
+    such calls (`s->x@cN`) holds what the path held before them (or, when the path was not read
+    before them, what its first such read holds). None when the case is already so."""
+    groups: dict[str, list[str]] = {}
+    for key in inputs:
+        if written_key(key):
+            groups.setdefault(key[:key.rfind("@")], []).append(key)
+    trial = dict(inputs)
+    for base, keys in groups.items():
+        value = inputs[base] if base in inputs else inputs[min(keys)]
+        for key in keys:
+            trial[key] = value
+    return None if trial == inputs else trial
+
+
+def unwritten(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], list[str]]:
+    """The outcomes whose difference shows when no unknown call wrote the caller's data (a callee
+    that writes nothing is realizable; one that writes is only possible), each re-run as that case
+    where it was not one; and, when none is left, the reads the differences hung on. A read moved
+    across such a call is a read of another value, so a difference that needs the call to have
+    written is no counterexample: the answer is inconclusive naming the reads."""
+    kept: list[Outcome] = []
+    needed: list[str] = []
+    checked = 0
+    for outcome in sorted(outcomes, key=_size):
+        trial = without_writes(outcome.inputs)
+        if trial is None:
+            kept.append(outcome)
+            continue
+        if kept or checked == MAX_CHECKED_OUTCOMES:
+            continue
+        checked += 1
+        again = _unwritten_run(runner, trial)
+        if again is not None:
+            kept.append(again)
+        elif not needed:
+            needed = sorted(k for k in outcome.inputs if written_key(k))
+    return kept, needed
+
+
+def unwritten_case(runner: Any, outcome: Outcome) -> Outcome | None:
+    """`outcome` if no unknown call needs to have written for it, else its case without writes
+    when that still differs, else None."""
+    trial = without_writes(outcome.inputs)
+    return outcome if trial is None else _unwritten_run(runner, trial)
+
+
+def _unwritten_run(runner: Any, trial: dict[str, Any]) -> Outcome | None:
+    """The run of a case without writes, if it differs and read nothing that breaks that (a key
+    the case did not name reads 0, which may differ from the path before the calls)."""
+    again = _run_within_bounds(runner, VectorInputs(trial, zero=True))
+    if again is None or again.same or without_writes(again.inputs) is not None:
+        return None
+    return again
 
 
 def _interpreted(runner: Any, outcome: Outcome) -> Outcome | None:

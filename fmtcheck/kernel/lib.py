@@ -9,6 +9,7 @@ same in every release fmtcheck models; what is not here stays an uninterpreted f
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 # lib/hexdump.c
@@ -21,6 +22,39 @@ SEQ_ACCESSORS = frozenset({
     "seq_user_ns", "seq_file_net", "seq_file_single_net", "pde_data", "PDE_DATA", "seq_file_inode",
     "file_inode", "single_open_net_private", "seq_private", "net_generic", "seq_css",
 })
+# the kernel's locking and RCU calls: they write the lock they are given and nothing a printer reads
+_LOCK_CALL = re.compile(r"(raw_)?(spin|read|write|mutex|rt_mutex|down|up|rcu_read|srcu_read|rwsem|"
+                        r"seqcount|write_seqcount|read_seqcount|local|preempt|percpu_down|percpu_up)"
+                        r"(_(lock|unlock|trylock|read|write|read_lock|read_unlock|begin|end|retry|"
+                        r"bh|irq|irqsave|irqrestore|nested|interruptible|killable|held))*")
+
+
+# the kernel's accessors that read through the pointer they get and write nothing
+_READ_CALL = re.compile(r"(atomic(64|_long)?|local(64)?|refcount|kref|percpu_counter|static_key|"
+                        r"u64_stats|seqcount|read_seqcount|raw_read_seqcount)_(read|read_positive|sum|sum_positive|"
+                        r"fetch_begin|fetch_retry|begin|retry|enabled)"
+                        r"|test_bit|variable_test_bit|constant_test_bit|list_empty|list_empty_careful|hlist_empty|"
+                        r"list_is_last|list_is_first|list_is_singular|cpumask_test_cpu|cpumask_weight|bitmap_weight|"
+                        r"bitmap_empty|bitmap_full|cpumask_empty|nodes_weight|dev_name|netdev_name|kobject_name|"
+                        r"jiffies_to_msecs|jiffies_to_usecs|jiffies_to_clock_t|ktime_to_ns|ktime_to_us|ktime_to_ms")
+# words in the names of calls that change what they are given (`atomic_inc_return(&s->n)`)
+_WRITER_WORD = re.compile(r"(^|_)(inc|dec|add|sub|set|clear|xchg|cmpxchg|update|fill|reset|fold|collect|"
+                          r"snapshot|sync|refresh|flush|drain|store|write|put|get_and|and|or|xor)(_|$)")
+
+
+def may_write_through(name: str | None, discarded: bool) -> bool:
+    """May an unknown call that gets a pointer into the caller's data write through it? Yes when
+    it is called for what it does (its value thrown away: `fill_stats(s);`) or its name says it
+    changes things (`atomic_inc_return`, `foo_update_stats`); never for the kernel's lock and RCU
+    primitives, which write only their lock, nor for its read-only accessors (`atomic_read`,
+    `test_bit`, `list_empty`). A call used for its value under another name is taken as reading
+    (`dev_name(dev)`, `get_counter(s)` in a print's arguments), as the model takes every unknown
+    call as a function of its arguments (docs/kernel-model.md)."""
+    if name is not None and (_LOCK_CALL.fullmatch(name) or _READ_CALL.fullmatch(name)):
+        return False
+    return discarded or name is None or _WRITER_WORD.search(name) is not None
+
+
 # members of struct seq_file that hold the buffer state (modelled by the primitives, not inputs)
 SEQ_BUFFER_MEMBERS = frozenset({"buf", "size", "count", "from", "pad_until", "read_pos", "lock"})
 
