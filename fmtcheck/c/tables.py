@@ -364,10 +364,11 @@ class DataCompiler:
         for fd in body.named_children:
             if fd.type != "field_declaration":
                 continue
+            widths = _bitfield_widths(fd)
             for d in fd.children_by_field_name("declarator"):
                 fname = declarator_name(d)
                 if fname:
-                    fields.append((fname, self._declared_type(fd, d)))
+                    fields.append((fname, _bitfield_type(self._declared_type(fd, d), widths.get(d.start_byte, 0))))
         return fields
 
     def _expr_offsetof_expression(self, node, scope):
@@ -441,3 +442,30 @@ class DataCompiler:
             return value_key(fn(f), f, t, text, where)
 
         return part
+
+
+def _bitfield_widths(field_declaration) -> dict[int, int | None]:
+    """The width of each bitfield declarator of a field declaration (`unsigned int on:1, mode:3;`),
+    by the declarator's start: None for a width the model cannot read (a macro)."""
+    widths: dict[int, int | None] = {}
+    declarator = None
+    for child in field_declaration.children:
+        if child.type == "bitfield_clause":
+            number = next((c for c in child.named_children if c.type == "number_literal"), None)
+            text = number.text.decode("latin-1").rstrip("uUlL") if number is not None else ""
+            if declarator is not None:
+                widths[declarator.start_byte] = int(text, 0) if text.isdigit() else None
+        elif child.is_named and child.type not in ("comment",) and child != field_declaration.child_by_field_name("type"):
+            declarator = child
+    return widths
+
+
+def _bitfield_type(t: tuple, width: int | None) -> tuple:
+    """A bitfield holds `width` bits of its declared integer type (`unsigned int on:1` holds 0 or 1
+    and promotes to int, as C says for a field narrower than int); FREE when the width is not
+    known or the type is no integer; the declared type when it is no bitfield (width 0)."""
+    if width == 0:
+        return t
+    if width is None or t[0] != "int" or width > t[1]:
+        return FREE
+    return t if width == t[1] else ("int", width, t[2])
