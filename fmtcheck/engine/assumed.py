@@ -43,7 +43,6 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
     operand whose type was assumed."""
     if not space.assumed or first.verdict != "equivalent":
         return first
-    text, where = next(iter(space.assumed.items()))
     judged = {space.assumed_types(U64)}
     for t in OTHER_TYPES:
         if space.assumed_types(t) in judged:
@@ -51,6 +50,7 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
         judged.add(space.assumed_types(t))
         other, _ = judge_as(t)
         if other.verdict != first.verdict:
+            text, where = _changed_operand(space, t)
             what = other.verdict + (f" ({other.reason})" if other.verdict == "inconclusive" and other.reason else "")
             reason = (f"{where}: the type of {text} is not declared in the input, and the verdict depends on it: "
                       f"{first.verdict} when it is {type_name(space.assumed_as(text, U64))}, {what} when it "
@@ -60,6 +60,16 @@ def judged_in_every_type(first: Result, space: InputSpace, judge_as: Callable[[t
                           notes=first.notes, extra={**first.extra, "decided_by": "construct"})
         first.cases += other.cases
     return first
+
+
+def _changed_operand(space: InputSpace, t: tuple) -> tuple[str, str]:
+    """The first undeclared operand (text, where) whose type differs between the u64 judgement and
+    the one in T: the reason names a type change that happened (an operand whose printing demands
+    64 bits is u64 in both, and naming it would say "u64 ... when it is u64")."""
+    for text, where in space.assumed.items():
+        if space.assumed_as(text, U64) != space.assumed_as(text, t):
+            return text, where
+    return next(iter(space.assumed.items()))
 
 
 def declared_names(unit: cfront.Unit) -> set[str]:

@@ -467,3 +467,15 @@ def test_a_loop_over_elements_of_two_widths_is_never_proven():
                '\t\tseq_printf(m, " %u", (u32)b[i]);\n\tseq_putc(m, \'\\n\');\n')
     verdict, reason = verdict_and_reason(old, new)
     assert verdict == "inconclusive" and "64-bit" in reason  # was "equivalent, proven"
+
+
+def test_a_type_dependent_verdict_names_the_operand_whose_type_changed():
+    """`v->x << 1` printed by %lu is 64 bits wide in every judgement; the verdict changes with
+    v->y's type, and the reason must say so (it said 'equivalent when it is u64, divergent when
+    it is u64' of v->x: shmem_show_options)."""
+    old = show('\tseq_printf(m, "%lu %llu\\n", v->x << 1, (u64)v->y * 2);\n')
+    new = show('\tseq_put_decimal_ull(m, "", v->x << 1);\n\tseq_put_decimal_ull(m, " ", v->y * 2);\n'
+               '\tseq_putc(m, \'\\n\');\n')
+    verdict, reason = verdict_and_reason(old, new)
+    assert verdict == "inconclusive"
+    assert "the type of v->y" in reason and "when it is u64" in reason and "when it is u32" in reason
