@@ -24,6 +24,7 @@ from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
 from fmtcheck.c.extensions import local_scalar_address
+from fmtcheck.c.opaqueformats import compile_opaque_printf
 from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, SymbolicText, symbolic_name
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
@@ -339,7 +340,7 @@ def _compile_printf(prog, args: list, node, scope: dict) -> Callable:
     if fmt is None:
         resolved = formats.resolve(args[1], literal_bytes) if len(args) > 1 else None
         if resolved is None:
-            raise prog.unsupported(node, "seq_printf with a format that is not a string literal")
+            return compile_opaque_printf(prog, args, node, scope)
         return _compile_choice(prog, resolved, args, node, scope)
     return _compile_format(prog, fmt, args, node, scope)
 
