@@ -18,7 +18,7 @@ from fmtcheck.c.types import conv, usual
 from fmtcheck.c.values import MAX_STEPS
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.c.symbolic import NotProvable, Sym
-from fmtcheck.c.values import CONTINUE, Frame, Free
+from fmtcheck.c.values import BREAK, CONTINUE, Frame, Free
 def row(f: Frame, c: Sym, then: Callable, alt: Callable | None, site: tuple, where: str) -> Any:
     """An `if` on an input traced as one row: both arms run from the same state, each printing
     into its own list; the variables they assign differently hold a choice afterwards. An arm that
@@ -58,6 +58,44 @@ def merge(before: dict, a: dict, b: dict, c: Sym, site: tuple, where: str) -> di
     return merged
 
 
+BREAK_MARK = ("break",)  # in a loop body's trace: the loop ends after what this iteration printed so far
+
+
+def ends_early(items) -> bool:
+    """Whether a loop body's trace holds its own loop's BREAK_MARK (an inner loop's ends that loop)."""
+    for item in items:
+        if item == BREAK_MARK:
+            return True
+        if isinstance(item, tuple) and item and item[0] == "if" and (ends_early(item[2]) or ends_early(item[3])):
+            return True
+    return False
+
+
+def break_row(f: Frame, c: Sym, token: object, rest: Callable, site: tuple, where: str) -> Any:
+    """`if (c) break; REST` among a loop body's own statements, c on an input, in proof mode.
+    In the body of the loop the proof traces by induction (`ctx.traced_loop`) it is a row: the
+    iteration prints BREAK_MARK (the loop ends there) when c holds and REST when not, so two
+    bodies that print equal items, marks included, for the same iteration end their loops after
+    the same bytes. In a loop run as C (a counted loop over constants) the side is traced again
+    with that loop by induction (its token among the fork sites: `counted_loop`); where that is
+    not its shape, the branch is followed both ways, as any branch that jumps."""
+    ctx = f.ctx
+    if ctx.traced_loop is token:
+        return row(f, c, _mark_break, rest, site, where)
+    sites = getattr(ctx.inputs, "fork_sites", None)
+    if getattr(ctx.out, "begin_arm", None) is not None and sites is not None and token not in sites:
+        raise symbolic.Unstructured(token, f"a loop that ends early on an input at {where}")
+    return row(f, c, _signal_break, rest, site, where)
+
+
+def _mark_break(f: Frame) -> None:
+    f.ctx.out.add_item(BREAK_MARK)
+
+
+def _signal_break(f: Frame) -> Any:
+    return BREAK
+
+
 def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str | None,
                    per_cpu: bool, step: Callable, invariant: Callable | None = None,
                    count: tuple | None = None, types: dict | None = None) -> Any:
@@ -82,7 +120,7 @@ def symbolic_loop(f: Frame, loop_key: str, body: Callable, setter, iterator: str
             invariant(f)
         return printed
 
-    if len(changed) == 1 and types is not None and folds.fold(
+    if len(changed) == 1 and types is not None and not ends_early(items) and folds.fold(
             f, changed[0], before[changed[0]], types.get(changed[0]), loop_key, again,
             lambda: [other for other, value in before.items() if other not in (changed[0], iterator)
                      and not symbolic.same_value(value, f.vars.get(other))]):
@@ -105,11 +143,13 @@ def _one_iteration(f: Frame, loop_key: str, body: Callable, setter, per_cpu: boo
     placeholder = symbolic.loop_placeholder(ctx.loop_depth)
     saved = ctx.out.begin_arm()
     ctx.loop_depth += 1
+    outer, ctx.traced_loop = ctx.traced_loop, getattr(body, "loop_token", None)
     step(f)
     if setter is not None:
         setter(f, Sym.input(placeholder, 32, True) if per_cpu else Free(f"{loop_key}[{placeholder}]"))
     signal = body(f)
     ctx.loop_depth -= 1
+    ctx.traced_loop = outer
     items = ctx.out.end_arm(saved)
     if signal is not None and signal is not CONTINUE:
         raise NotProvable(f"the body of {loop_key} leaves the loop early")
@@ -134,8 +174,9 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
     if not (type(start) is int or (isinstance(start, Sym) and not isinstance(start, symbolic.Poison))):
         return ORDINARY
     limit = as_int(bound.fn(f), f, bound.type, bound.text)
-    if not isinstance(limit, Sym) and not isinstance(start, Sym):
+    if not isinstance(limit, Sym) and not isinstance(start, Sym) and not _ends_early_on_inputs(f, body):
         return ORDINARY
+    constant = None if isinstance(limit, Sym) else limit
     if not isinstance(limit, Sym):
         limit = Sym(("k", limit), bound.type[1], bound.type[2])
     compared = usual(counter_type, ("int", limit.bits, limit.signed))
@@ -151,7 +192,8 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
         value = f.vars.get(counter)
         if not (isinstance(value, Sym) and value.tree[0] == "in" and value.tree[1].startswith("#")):
             raise NotProvable(f"the body of {loop_key} assigns its counter {counter}")
-        if not symbolic.same_value(as_int(bound.fn(f), f, bound.type, bound.text), limit):
+        if not symbolic.same_value(as_int(bound.fn(f), f, bound.type, bound.text),
+                                   limit if constant is None else constant):
             raise NotProvable(f"the body of {loop_key} changes its bound")
 
     count = (limit.tree, ("int", limit.bits, limit.signed), counter_type, compared)
@@ -159,6 +201,13 @@ def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Calla
         # the start and the operator too: the fast path renders only `for (i = 0; i < E; i++)`
         count += (start.tree if isinstance(start, Sym) else ("k", start), inclusive)
     return symbolic_loop(f, loop_key, body, set_counter, counter, True, step, unchanged, count, types)
+
+
+def _ends_early_on_inputs(f: Frame, body: Callable) -> bool:
+    """A loop over constants whose body met `if (c) break;` on an input (`break_row`): traced by
+    induction, with its constant count, instead of once per iteration, each a branch."""
+    token = getattr(body, "loop_token", None)
+    return token is not None and token in getattr(f.ctx.inputs, "fork_sites", ())
 
 
 def _counted_key(start: Any, limit: Sym, inclusive: bool, counter_type: tuple, compared: tuple) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
-from fmtcheck.c.rows import ORDINARY, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
+from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
 from fmtcheck.c.types import FREE, S32, U64, conv, type_size
@@ -35,7 +35,7 @@ class StatementCompiler:
     """Statement compilers of `Program`: one `_stmt_<kind>` method per tree-sitter statement kind."""
 
     # -- statements -----------------------------------------------------------------------
-    def _compile_block(self, node, scope: dict[str, tuple], in_loop: bool = False) -> Callable[[Frame], Any]:
+    def _compile_block(self, node, scope: dict[str, tuple], in_loop: object = None) -> Callable[[Frame], Any]:
         if node is None:
             return lambda f: None
         scope = dict(scope)
@@ -43,12 +43,16 @@ class StatementCompiler:
         labels: dict[str, int] = {}
         stmts = []
         skips: dict[int, Callable[[Callable[[Frame], Any]], Callable[[Frame], Any]]] = {}
-        in_loop = in_loop and not any(c.type == "labeled_statement" for c in children)
+        in_loop = None if any(c.type == "labeled_statement" for c in children) else in_loop
         for c in children:
             if c.type == "labeled_statement":
                 labels[c.child_by_field_name("label").text.decode("latin-1")] = len(stmts)
-            if in_loop and _continue_if(c):
+            if in_loop is not None and _jump_if(c, "continue_statement"):
                 skips[len(stmts)] = skip_rest(self, c, scope)
+                stmts.append(None)
+                continue
+            if in_loop is not None and _jump_if(c, "break_statement"):
+                skips[len(stmts)] = break_rest(self, c, scope, in_loop)
                 stmts.append(None)
                 continue
             s = self.stmt(c, scope)
@@ -546,9 +550,17 @@ def block_with_labels(compiler, stmts: list, labels: dict[str, int], node) -> Ca
 
 def loop_body(compiler, node, scope: dict[str, tuple]) -> Callable[[Frame], Any]:
     """A loop's body: `if (c) continue;` among the body's own statements is the rest of
-    the body under !c (`skip_rest`), in a body without labels."""
+    the body under !c (`skip_rest`), `if (c) break;` a row in a proof (`break_rest`), in a body
+    without labels. The body carries the token its breaks name the loop by (`rows.break_row`)."""
     if node is not None and node.type == "compound_statement":
-        return compiler._compile_block(node, scope, in_loop=True)
+        token = object()
+        block = compiler._compile_block(node, scope, in_loop=token)
+
+        def body(f: Frame) -> Any:
+            return block(f)
+
+        body.loop_token = token  # type: ignore[attr-defined]
+        return body
     return (compiler.stmt(node, scope) if node is not None else None) or (lambda f: None)
 
 def skip_rest(compiler, node, scope):
@@ -574,15 +586,35 @@ def skip_rest(compiler, node, scope):
     return make
 
 
-def _continue_if(node) -> bool:
-    """`if (c) continue;` (or `if (c) { continue; }`) with no else."""
+def break_rest(compiler, node, scope, token: object):
+    """`if (c) break; REST` among a loop body's own statements, as `if (c) break; else { REST }`:
+    the same run in C; in a proof, c on an input, `rows.break_row`."""
+    cond = compiler._cond(node.child_by_field_name("condition"), scope, rows=True)
+    site, where = (compiler.label, node.start_byte), compiler.where(node)
+
+    def make(rest: Callable[[Frame], Any]) -> Callable[[Frame], Any]:
+        def run_break(f: Frame) -> Any:
+            c = cond(f)
+            if c is True:
+                return BREAK
+            if c is False:
+                return rest(f)
+            return break_row(f, c, token, rest, site, where)
+
+        return run_break
+
+    return make
+
+
+def _jump_if(node, jump: str) -> bool:
+    """`if (c) continue;` (or `if (c) { continue; }`, or break: JUMP) with no else."""
     if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
         return False
     then = node.child_by_field_name("consequence")
     if then is not None and then.type == "compound_statement":
         inner = [c for c in then.named_children if c.type != "comment"]
         then = inner[0] if len(inner) == 1 else None
-    return then is not None and then.type == "continue_statement"
+    return then is not None and then.type == jump
 
 
 def _with_skips(stmts: list, skips: dict) -> Callable[[Frame], Any]:

@@ -311,7 +311,7 @@ class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
     __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq", "allocated",
-                 "coverage", "writes", "loop_depth", "store_state", "result_states")
+                 "coverage", "writes", "loop_depth", "store_state", "result_states", "traced_loop")
 
     def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None) -> None:
         self.inputs = inputs
@@ -326,6 +326,7 @@ class Context:
         self.seq: SeqHandle = SEQ
         self.writes = 0  # stores into memory, so that a branch traced as a row can tell it wrote none
         self.loop_depth = 0
+        self.traced_loop: object | None = None  # the token of the loop whose body a proof traces (rows.break_row)
         self.store_state: str | None = None  # the stores into the caller's data so far (see c/stores.py)
         self.result_states: dict[str, str | None] = {}  # an unknown call's value -> the state it was made in
 

@@ -346,6 +346,8 @@ class Renderer:
                 walk = chain_walk(item[3])
                 return ("loop", lambda env: walk(env)[0], body, f"#{depth}", True, walk, only, repeats)
             return ("loop", loop_iterations(item), body, f"#{depth}", len(item) > 3, None, only, repeats)
+        if kind == "break":
+            raise ValueError("a loop that ends early is rendered by the interpreter")
         if kind == "ll":
             value = compile_tree(item[1])
 

@@ -415,10 +415,14 @@ def _drop_bytes(items: list, n: int) -> list:
 
 
 def _rotate(items: list) -> list | None:
-    """[loop(y x), y ...] -> [y, loop(x y), ...] for constant bytes y: (y x)^n y = y (x y)^n."""
+    """[loop(y x), y ...] -> [y, loop(x y), ...] for constant bytes y: (y x)^n y = y (x y)^n.
+    Not for a body that can end the loop (`rows.BREAK_MARK`): the y after it then follows a
+    partial iteration, and no rotation moves it."""
+    from fmtcheck.c.rows import ends_early
+
     loop = items[0]
     body = _join(list(loop[2]))
-    if len(items) < 2 or not body or not isinstance(body[0], bytes):
+    if len(items) < 2 or not body or not isinstance(body[0], bytes) or ends_early(body):
         return None
     after = items[1]
     if not isinstance(after, bytes):
