@@ -10,6 +10,7 @@ from fmtcheck.c.arith import as_int, c_divide
 from fmtcheck.c.copies import whole_copy
 from fmtcheck.c.stores import call_may_write, call_result, store, value_name
 from fmtcheck.c.nodes import typedef_cast
+from fmtcheck.c import symbolic
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
 from fmtcheck.c.values import (
@@ -364,10 +365,10 @@ class CallCompiler:
         return Expr(minmax, t, text, node)
 
     def _builtin_min(self, args, node, scope, text):
-        return self._minmax(args, node, scope, text, lambda a, b: a if a < b else b)
+        return self._minmax(args, node, scope, text, lambda a, b: pick_value("<", a, b))
 
     def _builtin_max(self, args, node, scope, text):
-        return self._minmax(args, node, scope, text, lambda a, b: a if a > b else b)
+        return self._minmax(args, node, scope, text, lambda a, b: pick_value(">", a, b))
 
     _builtin_min_t = _builtin_min
     _builtin_max_t = _builtin_max
@@ -383,7 +384,7 @@ class CallCompiler:
         def clamp(f: Frame) -> Any:
             v, lo, hi = (conv(as_int(fn(f), f, types[k], exprs[k].text), t) for k, fn in enumerate(fns))
             if isinstance(v, Sym) or isinstance(lo, Sym) or isinstance(hi, Sym):
-                raise NotProvable("clamp of an input")
+                return pick_value("<", pick_value(">", v, lo), hi)  # min(max(v, lo), hi)
             return lib.clamp(v, lo, hi)
 
         return Expr(clamp, t, text, node)
@@ -524,3 +525,12 @@ def _write_outs(f: Frame, key: str, outs: list, values: list) -> None:
         name, t = out
         out_key = f"{key}->out{k}"
         f.vars[name] = f.ctx.inputs.int_input(out_key, t) if t[0] == "int" else Free(out_key)
+
+
+def pick_value(op: str, a: Any, b: Any) -> Any:
+    """`a OP b ? a : b` of two values already in their common type (max: OP '>', min: '<'): on an
+    input, the choice over the comparison (`symbolic.choose`), a value the proof compares as a
+    tree, where a Python comparison of it would stop the proof."""
+    if isinstance(a, Sym) or isinstance(b, Sym):
+        return symbolic.choose(symbolic.compare(op, a, b), a, b)
+    return a if (a > b if op == ">" else a < b) else b
