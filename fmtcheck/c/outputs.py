@@ -396,7 +396,9 @@ def opaque_pointer_key(step: Step, values: list, where: str) -> str:
     """`%-16pI4` of `&sk->addr` as the key of an output event: the directive as written (flags,
     width, precision) with the values of `*` arguments, and the argument's value. Equal on both
     sides exactly when both print the same extension of the same thing the same way; a difference
-    in anything else is a difference the model cannot render (inconclusive, never divergent)."""
+    in anything else is a difference the model cannot render (inconclusive, never divergent),
+    unless only a width or precision of an extension whose text the kernel bounds differs and
+    the outputs' lengths then differ whatever it prints (compare.lengths_always_differ)."""
     d = step.directive
     spec = d.text.decode("latin-1")
     stars = [values[i] for i in (step.width_arg, step.precision_arg) if i is not None]

@@ -496,6 +496,34 @@ def renders_opaque(d: Directive) -> bool:
     return d.conversion == "p" and bool(selector) and selector[0] in _UNMODELLED_POINTER_EXTENSIONS
 
 
+# How long the text of some extensions is before the width pads it (lib/vsprintf.c of 6.1 and
+# 6.12, read for facts), by the letters after %p: each first checks the pointer and prints
+# "(null)" (6 bytes) or "(efault)" (8) for NULL or a bad one, else its text, both through
+# string_nocheck (a precision cuts it, the width pads it with spaces). I4: a dotted quad of 1-3
+# digits each; i4: 3 digits each; I6c: compressed, from "::" up to an ISATAP address with an IPv4
+# tail, "ffff:ffff:ffff:ffff:200:5efe:255.255.255.255" (44); I6: eight groups of 4 digits; i6: 32
+# digits; M/m: six bytes with or without separators (any letter after them: -, reversed); U: a UUID.
+_EXTENSION_TEXT = ((b"I6c", 2, 44), (b"I4", 7, 15), (b"i4", 15, 15), (b"I6", 39, 39), (b"i6", 32, 32),
+                   (b"M", 17, 17), (b"m", 12, 12), (b"U", 36, 36))
+_BAD_POINTER_TEXT = (6, 8)  # "(null)", "(efault)"
+
+
+def extension_text_lengths(ext: bytes) -> range | None:
+    """Every length (a superset: the shortest to the longest) of the text the %p extension `ext`
+    prints before padding, whatever the pointer; None for an extension the model does not bound."""
+    for prefix, low, high in _EXTENSION_TEXT:
+        if ext.startswith(prefix):
+            return range(min(low, _BAD_POINTER_TEXT[0]), max(high, _BAD_POINTER_TEXT[1]) + 1)
+    return None
+
+
+def padded_length(text_length: int, width: int | None, precision: int | None) -> int:
+    """The bytes a string of `text_length` takes once cut by `precision` and padded to `width`
+    (string_nocheck, widen_string; a negative width is a left-justified one, as long)."""
+    shown = text_length if precision is None else min(text_length, precision)
+    return max(abs(width) if width is not None else 0, shown)
+
+
 def _hashed_pointer(value: Any, flags: int, field: int, shown: int | None) -> bytes:
     """Plain %p: NULL and error pointers print their raw value; anything else a 32-bit hash."""
     if _is_symbolic_pointer(value):
