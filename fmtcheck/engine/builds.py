@@ -162,6 +162,30 @@ def impossible_build(conditionals: list[Conditional]) -> tuple[str, int] | None:
     return None
 
 
+def consistent_build(conditionals: list[Conditional]) -> Build | None:
+    """The build that takes every macro the parse tests one way: the way its first test took it
+    (`#ifndef CONFIG_NUMA` among the definitions, then `#ifdef CONFIG_NUMA` in a function, both
+    compiled by the default parse: the second is flipped to its other branch). It is a
+    configuration as far as these tests go (`impossible_build` checks it again), so a divergence
+    there is one, where the default parse's is none. None when the parse takes none both ways."""
+    seen: dict[str, bool] = {}
+    world: dict[bytes, int] = {}
+    flipped: tuple[Conditional, int] | None = None
+    for conditional in sorted(conditionals, key=lambda c: c.line):
+        test = macro_test(conditional.key)
+        if test is None or conditional.compiled is None or conditional.key in world:
+            continue
+        macro, polarity = test
+        defined = (conditional.compiled == 0) == polarity
+        wanted = seen.setdefault(macro, defined)
+        if wanted != defined:
+            world[conditional.key] = 0 if wanted == polarity else 1
+            flipped = flipped or (conditional, world[conditional.key])
+    if flipped is None:
+        return None
+    return Build(tuple(sorted(world.items())), flipped[0], flipped[1])
+
+
 def judge_builds(first: Result, builds: list[Build], judge_in: Callable[[Build], Result], file: str,
                  first_impossible: tuple[str, int] | None = None) -> Result:
     """FIRST (the default build's verdict) combined with the verdict of each other build.

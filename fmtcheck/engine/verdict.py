@@ -137,6 +137,13 @@ def judge_every_build(old: tuple[bytes, cfront.Unit, str], new: tuple[bytes, cfr
     old_conditionals = builds.conditionals_of(old_unit, old_name)
     new_conditionals = builds.conditionals_of(new_unit, new_name)
     impossible = builds.impossible_build(old_conditionals + new_conditionals) if first.verdict == "divergent" else None
+    consistent = builds.consistent_build(old_conditionals + new_conditionals) if impossible else None
+    if consistent is not None:
+        result = judge_in(consistent)
+        if result.verdict == "divergent" and result.extra.pop("impossible_build", None) is None:
+            result.notes.insert(0, f"divergent in {consistent.describe()}, which takes `{impossible[0]}` one way "
+                                   f"(the default parse takes it both ways)")
+            return result
     others = builds.other_builds(old_conditionals, new_conditionals)
     return builds.judge_builds(first, others, judge_in, new_unit.where, impossible)
 
