@@ -15,7 +15,8 @@ mutant is still judged, and a `divergent` there is a wrong-way verdict. The reas
   no wider than the conversion, `E / C` (C >= 2) of such an `E`, `E & C` with C below the sign bit,
   a literal below it, a `!`, a comparison or a `&&`/`||` (0 or 1, an int: only for conversions of
   at most 32 bits, where an int is what is read), a `?:` whose two arms are such values. `E`'s type
-  is read from the function (locals, parameters), or, for a call, from the return type declared in
+  is read from the function (locals, parameters), for `p->f` / `s.f` from the member's type in
+  the struct's definitions in the same texts (all must agree), or, for a call, from the return type declared in
   the file, a header it includes (directly) or include/linux/types.h; typedefs are followed through
   the same texts; all declarations found must agree. A constant C or k is a number literal or a
   macro whose every `#define` in the file, include/ and arch/x86/include/ is one number literal.
@@ -77,6 +78,7 @@ class Types:
     def __init__(self, src: bytes, path: str, tree: str | None, func_node) -> None:
         self.src, self.path, self.tree, self.func_node = src, path, tree, func_node
         self.locals = _declared_names(func_node)
+        self.struct_locals = _struct_names(func_node)
         self._texts: list[tuple[str, str]] | None = None
 
     def texts(self) -> list[tuple[str, str]]:
@@ -123,6 +125,27 @@ class Types:
         values = {_number(b) for b in bodies}
         return values.pop() if len(values) == 1 and None not in values else None
 
+    def struct_of(self, name: str, through_pointer: bool) -> str | None:
+        """The tag of the struct a local or parameter points to (`->`) or is (`.`), when every
+        declaration of the name in the function says the same."""
+        tags = self.struct_locals.get(name)
+        return tags[0][0] if tags and len(set(tags)) == 1 and tags[0][1] == through_pointer else None
+
+    def member_type(self, tag: str, member: str) -> tuple[str, str] | None:
+        """The type of a scalar member of `struct tag` (any depth of its body: an anonymous union's
+        member is reached the same way), when every definition of the struct in the texts gives
+        one and the same type text for that name; arrays are left out."""
+        found = []
+        for name, text in self.texts():
+            for m in re.finditer(rf"\bstruct\s+{re.escape(tag)}\s*\{{", text):
+                body = _braced(text, m.end() - 1)
+                for d in re.finditer(rf"(?:^|[;{{}}])\s*((?:const\s+)?(?:unsigned\s+|signed\s+)?[A-Za-z_]\w*"
+                                     rf"(?:\s+(?:long|int|short|char))*)\s+(?:\w+\s*,\s*)*{re.escape(member)}\s*[;:,]",
+                                     body, re.M):
+                    found.append((_norm_type(d.group(1)), f"{name}:{text.count(chr(10), 0, m.start()) + 1}"))
+        kinds = {t for t, _ in found}
+        return found[0] if len(kinds) == 1 else None
+
     def return_type(self, name: str) -> tuple[str, str] | None:
         return self._agreeing(rf"^[ \t]*(?:(?:static|inline|__always_inline|extern)\s+)*"
                               rf"(?!(?:return|else|case|goto|do)\b)((?:const\s+)?(?:unsigned\s+|signed\s+)?[A-Za-z_]\w*(?:\s+(?:long|int|short|char))*)"
@@ -148,6 +171,39 @@ def _number(text: str) -> int | None:
         text = text[1:-1].strip()
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*", text)
     return int(m.group(1), 0) if m else None
+
+
+def _braced(text: str, open_at: int) -> str:
+    """The text between the `{` at `open_at` and its matching `}` ('' when unbalanced)."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at + 1:i]
+    return ""
+
+
+def _struct_names(func_node) -> dict[str, list[tuple[str, bool]]]:
+    """name -> [(struct tag, declared as a pointer)] for every declaration of a local or parameter
+    of a `struct T` or `struct T *` type in the function."""
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for n in walk(func_node):
+        kind = n.child_by_field_name("type") if n.type in ("declaration", "parameter_declaration") else None
+        if kind is None or kind.type != "struct_specifier" or kind.child_by_field_name("name") is None:
+            continue
+        tag = kind.child_by_field_name("name").text.decode("latin-1")
+        for d in n.children_by_field_name("declarator"):
+            if d.type == "init_declarator":
+                d = d.child_by_field_name("declarator")
+            pointer = d is not None and d.type == "pointer_declarator"
+            if pointer:
+                d = d.child_by_field_name("declarator")
+            if d is not None and d.type == "identifier":
+                out.setdefault(d.text.decode("latin-1"), []).append((tag, pointer))
+    return out
 
 
 def _declared_names(func_node) -> dict[str, str]:
@@ -179,6 +235,13 @@ def _unsigned_of(node, types: Types) -> tuple[int, str] | None:
         return types.unsigned_bits(node.child_by_field_name("type").text.decode("latin-1"))
     if node.type == "identifier" and node.text.decode("latin-1") in types.locals:
         return types.unsigned_bits(types.locals[node.text.decode("latin-1")])
+    if node.type == "field_expression" and node.child_by_field_name("argument").type == "identifier":
+        tag = types.struct_of(node.child_by_field_name("argument").text.decode("latin-1"),
+                              node.child_by_field_name("operator").text == b"->")
+        member = node.child_by_field_name("field").text.decode("latin-1")
+        found = types.member_type(tag, member) if tag else None
+        got = types.unsigned_bits(found[0]) if found else None
+        return (got[0], f"struct {tag} member {member} is {got[1]} ({found[1]})") if got else None
     if node.type == "call_expression" and node.child_by_field_name("function").type == "identifier":
         name = node.child_by_field_name("function").text.decode("latin-1")
         ret = types.return_type(name)

@@ -223,3 +223,32 @@ def test_a_goto_in_the_function_stops_the_count_rule(tmp_path: Path) -> None:
     source = COUNTS.replace("\treturn 0;\n}", "\tgoto out;\nout:\n\treturn 0;\n}")
     mutants = _mutants(tmp_path, source)
     assert all(m.cannot_change is None for m in mutants if m.operator == "d-for-u" and "(conversion 1)" in m.site)
+
+
+MEMBERS = """
+typedef unsigned char u8;
+struct item { struct list_head list; u8 kind; int fd; unsigned short port; };
+struct twice { u8 a; struct { unsigned long a; } inner; };
+
+static int show(struct seq_file *m, void *v)
+{
+	struct item *it = v;
+	struct twice *t = v;
+	struct item copy = *it;
+
+	seq_printf(m, "%u %u %u %u %u\\n", it->kind, it->fd, copy.port, t->a, copy.kind);
+	return 0;
+}
+"""
+
+
+def test_d_for_u_of_a_narrow_unsigned_member_of_a_struct_the_file_defines_cannot_change_bytes(tmp_path: Path) -> None:
+    reasons = {m.site.split(": ", 1)[1]: m.cannot_change for m in _mutants(tmp_path, MEMBERS) if m.operator == "d-for-u"}
+    assert "struct item member kind is u8" in reasons["%u (conversion 1)"]
+    assert "struct item member port is unsigned short" in reasons["%u (conversion 5)"]  # `.` of a local struct
+
+
+def test_d_for_u_of_a_signed_member_or_a_name_two_members_share_is_a_real_mutant(tmp_path: Path) -> None:
+    reasons = {m.site.split(": ", 1)[1]: m.cannot_change for m in _mutants(tmp_path, MEMBERS) if m.operator == "d-for-u"}
+    assert reasons["%u (conversion 3)"] is None  # int fd: -2 prints differently
+    assert reasons["%u (conversion 7)"] is None  # `a` is u8 and unsigned long in the body: not one type
