@@ -217,9 +217,17 @@ def test_pointer_extension_is_an_opaque_token_equal_on_both_sides():
 
 
 def test_pointer_extension_with_another_width_is_inconclusive_not_divergent():
+    """%pI4 prints 6 to 15 bytes: %-15pI4 and %-14pI4 print the same for a 15-byte address."""
+    old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%-15pI4\\n", &f->addr);\n')
+    new = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%-14pI4\\n", &f->addr);\n')
+    assert_inconclusive(old, new, "%-15pI4")
+
+
+def test_pointer_extension_with_a_width_past_its_longest_text_is_divergent():
+    """%-16pI4 is always 16 bytes and %-15pI4 always 15 (fmtcheck.kernel.vsprintf.extension_text_lengths)."""
     old = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%-16pI4\\n", &f->addr);\n')
     new = show('\tstruct foo *f = v;\n\n\tseq_printf(m, "%-15pI4\\n", &f->addr);\n')
-    assert_inconclusive(old, new, "%-16pI4")
+    assert verify_sources(old, new, Options(max_examples=30)).results[0].verdict == "divergent"
 
 
 def test_star_width_from_an_int_parameter_is_proven_for_every_width():
