@@ -21,6 +21,8 @@ class InputSpace:
         # path -> (the narrower use, the wider use, where the wider one is)
         self.width_conflicts: dict[str, tuple[tuple, tuple, str]] = {}
         self.hint_sites: dict[str, str] = {}
+        # undeclared paths printed as signed on one side and unsigned on the other: path -> where
+        self.sign_conflicts: dict[str, str] = {}
         # an operand whose type the input does not declare is computed in `assumed_type`; each
         # one is remembered (text -> FILE:LINE), since a verdict must then hold for every
         # integer type it may have (fmtcheck.engine.assumed judges it again in the others)
@@ -79,6 +81,12 @@ class InputSpace:
         conflict = self.width_conflicts.get(_norm(key)) or self.width_conflicts.get(_norm(shown))
         return None if conflict is None or _norm(shown) in self.declared_paths else conflict
 
+    def undeclared_sign(self, key: str, shown: str) -> str | None:
+        """Where an undeclared input is printed as signed on one side and unsigned on the other
+        (None when it is not, or a struct definition declares it)."""
+        where = self.sign_conflicts.get(_norm(key)) or self.sign_conflicts.get(_norm(shown))
+        return None if where is None or _norm(shown) in self.declared_paths else where
+
     def add_hint(self, text: str, t: tuple, where: str = "") -> None:
         """The narrowest integer use wins (a `%u` says the value is 32-bit), whichever side it
         is on, so the verdict does not depend on which side is called 'old'; uses at two widths
@@ -96,6 +104,9 @@ class InputSpace:
         if have is not None and have[0] == t[0] == "int" and have[1] != t[1]:
             narrow, wide = (have, t) if have[1] < t[1] else (t, have)
             self.width_conflicts.setdefault(key, (narrow, wide, where or self.hint_sites.get(key, "")))
+        elif have is not None and have[0] == t[0] == "int" and have[2] != t[2]:
+            # `%u` here, `%d` there: one width, two signednesses; the hint keeps the unsigned one
+            self.sign_conflicts.setdefault(key, where or self.hint_sites.get(key, ""))
         if have is None or (have[0] == "int" and t[0] == "int" and (t[1], t[2]) < (have[1], have[2])):
             self.hints[key] = t
 

@@ -73,9 +73,15 @@ def _changed_operand(space: InputSpace, t: tuple) -> tuple[str, str]:
 
 
 def declared_names(unit: cfront.Unit) -> set[str]:
-    """The parameters and locals the unit's functions declare (a local `int i` printed with `%d`
-    here and a 64-bit primitive there has the type it is declared with)."""
+    """The file-scope variables, parameters and locals the unit declares (a local `int i` printed
+    with `%d` here and a 64-bit primitive there has the type it is declared with)."""
     names: set[str] = set()
+    for node in unit.tree.root_node.named_children:
+        if node.type == "declaration":  # file scope: `static const int foo_level = 3;`
+            for d in node.children_by_field_name("declarator"):
+                name = declarator_name(d)
+                if name:
+                    names.add(name)
     for fn in unit.functions.values():
         for node in unit.nodes_of(fn, ("declaration", "parameter_declaration")):
             for d in node.children_by_field_name("declarator"):
@@ -94,13 +100,19 @@ def undeclared_width(runner: "Runner", every_path: bool = False) -> str | None:
     params = {p for p, _ in runner.old.params} | {p for p, _ in runner.new.params}
     params |= kernel_state(runner)  # declared at file scope
     keys = [(key, display_key(key, runner.aliases)) for key in runner.kinds]
+    declared_here = declared_names(runner.old.program.unit) | declared_names(runner.new.program.unit)
     if every_path:
-        declared = declared_names(runner.old.program.unit) | declared_names(runner.new.program.unit)
-        keys += [(text, text) for text in space.width_conflicts if text not in declared]
+        declared = declared_here
+        keys += [(text, text) for text in list(space.width_conflicts) + list(space.sign_conflicts) if text not in declared]
     for key, shown in keys:
         # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
         # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
         conflict = None if key in params else space.undeclared_conflict(key, shown)
+        signs = None if key in params or key in declared_here else space.undeclared_sign(key, shown)
+        if conflict is None and signs is not None:
+            return (f"{signs}: the type of {shown} is not declared in the input; it is printed as signed "
+                    "on one side and unsigned on the other, and the cases tried do not show every value "
+                    "of a type it may have (declare it to decide)")
         if conflict is None:
             continue
         narrow, wide, where = conflict

@@ -479,3 +479,44 @@ def test_a_type_dependent_verdict_names_the_operand_whose_type_changed():
     verdict, reason = verdict_and_reason(old, new)
     assert verdict == "inconclusive"
     assert "the type of v->y" in reason and "when it is u64" in reason and "when it is u32" in reason
+
+
+
+# p9_fd_show_options' shape, as the mutants found it (n15m): a d-for-u mutant of an int member of
+# a member struct was "equivalent, tested"; the member was typed by the `%u` printing it (u32),
+# whose sweep never holds a negative value other than the -1 the row leaves out
+FD_SHOW = """struct foo_mod { int x; };
+struct foo_fds { int rfd; int wfd; };
+struct foo_client { struct foo_mod *mod; FDS_MEMBER; };
+static struct foo_mod tcp_mod;
+static struct foo_mod fd_mod;
+
+static int t_show(struct seq_file *m, struct foo_client *clnt)
+{
+	if (clnt->mod == &tcp_mod) {
+		seq_printf(m, ",port");
+	} else if (clnt->mod == &fd_mod) {
+		if (clnt->opts.rfd != ~0)
+			seq_printf(m, ",rfd=%u", clnt->opts.rfd);
+		if (clnt->opts.wfd != ~0)
+			seq_printf(m, ",wfd=%u", clnt->opts.wfd);
+	}
+	return 0;
+}
+"""
+
+
+def test_a_member_of_a_nested_struct_has_its_declared_type():
+    old = FD_SHOW.replace("FDS_MEMBER", "struct foo_fds opts")
+    assert run(old, old.replace(",rfd=%u", ",rfd=%d")).verdict == "divergent"
+    assert run(old, old).verdict == "equivalent"
+
+
+def test_an_undeclared_value_printed_signed_on_one_side_and_unsigned_on_the_other_is_not_equivalent():
+    """The member struct is anonymous, which the model does not type: the `%u`/`%d` pair must
+    not be equivalent on the unsigned hint alone."""
+    old = FD_SHOW.replace("FDS_MEMBER", "struct { int rfd; int wfd; } opts")
+    verdict, reason = verdict_and_reason(old, old.replace(",rfd=%u", ",rfd=%d"))
+    assert verdict != "equivalent"
+    if verdict == "inconclusive":
+        assert "signed on one side and unsigned on the other" in reason
