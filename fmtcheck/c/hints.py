@@ -23,6 +23,7 @@ class InputSpace:
         self.hint_sites: dict[str, str] = {}
         # undeclared paths printed as signed on one side and unsigned on the other: path -> where
         self.sign_conflicts: dict[str, str] = {}
+        self.signs_used: dict[str, str] = {}  # those whose hint typed an operand (see `hint`)
         # an operand whose type the input does not declare is computed in `assumed_type`; each
         # one is remembered (text -> FILE:LINE), since a verdict must then hold for every
         # integer type it may have (fmtcheck.engine.assumed judges it again in the others)
@@ -68,7 +69,12 @@ class InputSpace:
         return tuple(self.assumed_as(key, t) for key in self.assumed)
 
     def hint(self, text: str) -> tuple | None:
-        return self.hints.get(_norm(text))
+        """The type the uses of TEXT hint, for a value the input does not declare. A hint taken
+        from uses of two signednesses is remembered (`signs_used`): it decided nothing."""
+        key = _norm(text)
+        if key in self.sign_conflicts:
+            self.signs_used.setdefault(key, self.sign_conflicts[key])
+        return self.hints.get(key)
 
     def declare_path(self, text: str) -> None:
         """TEXT (`f->bar`) has the type a struct definition of the input gives it."""
@@ -84,7 +90,7 @@ class InputSpace:
     def undeclared_sign(self, key: str, shown: str) -> str | None:
         """Where an undeclared input is printed as signed on one side and unsigned on the other
         (None when it is not, or a struct definition declares it)."""
-        where = self.sign_conflicts.get(_norm(key)) or self.sign_conflicts.get(_norm(shown))
+        where = self.signs_used.get(_norm(key)) or self.signs_used.get(_norm(shown))
         return None if where is None or _norm(shown) in self.declared_paths else where
 
     def add_hint(self, text: str, t: tuple, where: str = "") -> None:

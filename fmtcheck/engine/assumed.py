@@ -103,7 +103,7 @@ def undeclared_width(runner: "Runner", every_path: bool = False) -> str | None:
     declared_here = declared_names(runner.old.program.unit) | declared_names(runner.new.program.unit)
     if every_path:
         declared = declared_here
-        keys += [(text, text) for text in list(space.width_conflicts) + list(space.sign_conflicts) if text not in declared]
+        keys += [(text, text) for text in list(space.width_conflicts) + list(space.signs_used) if text not in declared]
     for key, shown in keys:
         # the hints are keyed by the text the code wrote (`f->bar`), the inputs by what they
         # denote (`v->bar` for `struct foo *f = v;`): either may name the conflict
