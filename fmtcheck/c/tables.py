@@ -268,17 +268,14 @@ class DataCompiler:
         return arrays
 
     def member_type(self, base: tuple, op: str, field: str) -> tuple | None:
-        """The type the file's definition of the struct gives `base->field` (`base.field`): an
-        integer, a struct, or an array of integers; None when the struct is not defined in the
-        input or the member is of another type."""
+        """The type (an integer, a struct, an array of integers) the file's definition gives
+        `base->field` (`base.field`), so a read inside a member (`c->opts.rfd`) has it; else None."""
         struct = base[1] if op == "->" and base[0] == "ptr" else base if op == "." else None
         if struct is None or struct[0] != "struct":
             return None
         if struct[1] not in self.struct_members:
             self.struct_members[struct[1]] = dict(self.defined_fields(struct[1]))
         t = self.struct_members[struct[1]].get(field)
-        # a struct or an array member is typed too, so that what is read inside it has the type
-        # its definition gives (`clnt->trans_opts.rfd`, `s->ttls[n]`), not one a print suggests
         return t if t is not None and (t[0] in ("int", "struct") or t[0] == "array" and t[1][0] == "int") else None
 
     def member_array(self, node, scope) -> tuple | None:

@@ -23,7 +23,7 @@ MAX_KEY_BYTES = 1024
 
 # in testing, a pointer chain over free data (p->next->next...) ends after this many links: the
 # pointer one further is NULL, as the loops of the sweep run at most MAX_LOOP times
-MAX_CHAIN = 3
+MAX_CHAIN = 4
 
 
 MAX_CALL_DEPTH = 48
@@ -429,7 +429,6 @@ def address_of(v: Free) -> Free:
     return Free("&" + v.key)
 
 
-MAX_CHAIN = 4
 _LINK = re.compile(r"(->\w+)\1*\Z")
 
 
