@@ -10,7 +10,7 @@ from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
-from fmtcheck.c import loopshapes
+from fmtcheck.c import loopshapes, sameloops
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
 from fmtcheck.c.types import FREE, S32, U64, conv, type_size
 from fmtcheck.c.values import (
@@ -247,6 +247,7 @@ class StatementCompiler:
         return self.operand_truth(self.expr(node, scope), rows)
 
     def _stmt_for_statement(self, node, scope):
+        same = same_loop(self, node, scope)
         scope = dict(scope)
         init_node = node.child_by_field_name("initializer")
         cond_node = node.child_by_field_name("condition")
@@ -263,6 +264,8 @@ class StatementCompiler:
         def run_for(f: Frame) -> Any:
             if init is not None:
                 init(f)
+            if same(f):
+                return None  # spelled alike on both sides: one event of the state it starts in
             if entry(f) is not ORDINARY:
                 return None  # traced by induction (the loop item holds its iterations)
             while cond(f):
@@ -295,7 +298,12 @@ class StatementCompiler:
 
         iterator_name = iterator.text.decode("latin-1") if iterator is not None and iterator.type == "identifier" else None
 
+        preassigned = frozenset([iterator_name] if iterator_name else []) | {name for _, name in cursors}
+        same = same_loop(self, node, scope, preassigned)
+
         def run_each(f: Frame) -> Any:
+            if same(f):
+                return None  # spelled alike on both sides: one event of the state it starts in
             unset = [(j, name) for j, name in cursors if type(f.vars.get(name)) is Unset]
             skip = {j for j, _ in unset}
             others = ",".join("_" if j in skip else part(f) for j, part in enumerate(key_parts, 1))
@@ -321,8 +329,11 @@ class StatementCompiler:
         body = loop_body(self, node.child_by_field_name("body"), dict(scope))
         step = self._step(node)
         induction = while_walk(self, node, scope, step)
+        same = same_loop(self, node, scope)
 
         def run_while(f: Frame) -> Any:
+            if same(f):
+                return None  # spelled alike on both sides: one event of the state it starts in
             if induction is not None and getattr(f.ctx.inputs, "symbolic", False) \
                     and induction(f) is not ORDINARY:
                 return None  # traced by induction, as `for (; p; p = p->next)` is
@@ -341,8 +352,11 @@ class StatementCompiler:
         if (retry := loopshapes.read_section_retry(node.child_by_field_name("condition"))) is not None:
             return read_section(body, step, retry, self.where(node))
         cond = self._cond(node.child_by_field_name("condition"), scope)
+        same = same_loop(self, node, scope)
 
         def run_do(f: Frame) -> Any:
+            if same(f):
+                return None  # spelled alike on both sides: one event of the state it starts in
             while True:
                 step(f)
                 r = body(f)
@@ -524,6 +538,27 @@ def induction_of(compiler, node, body, scope, step):
     if walk is not None and walk.cursor in scope:
         return (lambda f: chain_loop(f, walk.cursor, walk.member, body, step, scope)), _no_precheck
     return None, _no_precheck
+
+
+def same_loop(compiler, node, scope: dict, preassigned: frozenset = frozenset()) -> Callable[[Frame], bool]:
+    """A closure that, in a proof run asking for it (`same_loops` on the inputs: see
+    `fmtcheck.engine.verdict.Runner.prove`), runs the loop as one event of the state it starts in
+    (`fmtcheck.c.sameloops`) and answers True; False when not asked, or the loop does not qualify."""
+    outer = dict(scope)
+    where = compiler.where(node)
+    found: list = []
+
+    def same(f: Frame) -> bool:
+        if not getattr(f.ctx.inputs, "same_loops", False):
+            return False
+        if not found:
+            found.append(sameloops.signature(compiler, node, outer, preassigned))
+        if found[0] is None:
+            return False
+        sameloops.event(f, found[0], where)
+        return True
+
+    return same
 
 
 def block_with_labels(compiler, stmts: list, labels: dict[str, int], node) -> Callable[[Frame], Any]:
