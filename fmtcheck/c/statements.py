@@ -264,9 +264,7 @@ class StatementCompiler:
         def run_for(f: Frame) -> Any:
             if init is not None:
                 init(f)
-            if same(f):
-                return None  # spelled alike on both sides: one event of the state it starts in
-            if entry(f) is not ORDINARY:
+            if same(f) or entry(f) is not ORDINARY:  # one event (spelled alike on both sides), or
                 return None  # traced by induction (the loop item holds its iterations)
             while cond(f):
                 step(f)
@@ -298,8 +296,7 @@ class StatementCompiler:
 
         iterator_name = iterator.text.decode("latin-1") if iterator is not None and iterator.type == "identifier" else None
 
-        preassigned = frozenset([iterator_name] if iterator_name else []) | {name for _, name in cursors}
-        same = same_loop(self, node, scope, preassigned)
+        same = same_loop(self, node, scope, frozenset([iterator_name] if iterator_name else []) | {n for _, n in cursors})
 
         def run_each(f: Frame) -> Any:
             if same(f):

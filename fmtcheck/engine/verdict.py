@@ -54,6 +54,7 @@ from fmtcheck.engine.sharing import (SideReads, kernel_state, key_where, one_sid
                                      struct_pun)
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
+from fmtcheck.engine.proofs import prove_in_two_rounds
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
@@ -693,37 +694,7 @@ class Runner:
                 self.revealed_in[k] = case
 
     def prove(self) -> tuple[bool, str | None]:
-        """Both sides traced on symbols, branches as rows or paths and loops as one iteration;
-        traces the prover shows equal (fmtcheck.engine.paths) are a proof for every input. Else
-        again with each loop spelled alike on both sides one event (`fmtcheck.c.sameloops`)."""
-        proven, note = self.prove_once(same_loops=False)
-        self.proof_traces = self.traces
-        if proven:
-            return proven, note
-        saved = self.traces, self.loop_bounds, self.witnesses  # testing's: an event renders no bytes
-        same = self.prove_once(same_loops=True)[0]
-        self.proof_traces = self.traces if same else saved[0]
-        self.traces, self.loop_bounds, self.witnesses = saved
-        return (True, None) if same else (False, note)
-
-    def prove_once(self, same_loops: bool) -> tuple[bool, str | None]:
-        conditions = paths.Conditions()
-        run = lambda side: lambda i, o: setattr(i, "same_loops", same_loops) or self.run_side(side, i, o)  # noqa: E731
-        try:
-            old_trace = paths.trace_side(run(self.old), conditions)
-            new_trace = paths.trace_side(run(self.new), conditions)
-        except NotProvable as why:
-            where = raised_at(why)
-            return False, f"{why} at {where}" if where else str(why)
-        except (UndefinedBehaviour, FmtcheckError) as why:
-            return False, str(why)
-        self.traces = (old_trace, new_trace)
-        self.loop_bounds = counts.loop_bounds(self.traces)
-        proof = paths.TraceProof()
-        if old_trace == new_trace or proof.traces_equal(old_trace, new_trace):
-            return True, None
-        self.witnesses = [w for w in (conditions.witness(lits) for lits in proof.mismatches) if w]
-        return False, "the two sides print different sequences of literal text and fields"
+        return prove_in_two_rounds(self)
 
     def hypothesis_search(self, options: Options) -> None:
         """Stage 4 (`hypothesis_search`)."""

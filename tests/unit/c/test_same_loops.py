@@ -10,6 +10,7 @@ from __future__ import annotations
 from fmtcheck.c import cfront
 from fmtcheck.c.hints import InputSpace, collect_hints
 from fmtcheck.common.options import Options
+from fmtcheck.engine.proofs import prove_once
 from fmtcheck.engine.verdict import Runner, side_of, verify_sources
 
 GAPS = """static void show_gap(struct seq_file *p, unsigned char gap)
@@ -88,7 +89,7 @@ def test_another_state_at_the_start_is_not_equivalent():
 
 
 def test_a_local_the_loop_assigns_is_not_its_value_before():
-    """In the proof's second round (`Runner.prove_once(same_loops=True)`), the loop is one
+    """In the proof's second round (`prove_once(runner, same_loops=True)`), the loop is one
     event; what it leaves in `n` is a value of that event, not `n` before it."""
     old = """static int indent_show(struct seq_file *m, void *v)
 {
@@ -114,7 +115,7 @@ def same_loops_proof(old: str, new: str) -> bool:
     for unit in units:
         collect_hints(unit, space)
     sides = [side_of(unit, space, "indent_show", label) for unit, label in zip(units, ("old", "new"))]
-    return Runner(*sides).prove_once(same_loops=True)[0]
+    return prove_once(Runner(*sides), same_loops=True)[0]
 
 
 def test_a_loop_that_stores_into_the_callers_data_is_no_event():

@@ -82,8 +82,10 @@ NOT_PROVEN = {
         show("\tunsigned long sum = 0;\n\n" + COUNTED + '\t{\n\t\tsum += s->v[i];\n\t\tseq_printf(m, " %lu", sum);\n\t}\n'),
         show("\tunsigned long sum = 0;\n\n" + COUNTED + '\t{\n\t\tsum += s->v[i];\n\t\tseq_put_decimal_ull(m, " ", sum);\n\t}\n')),
     "another bound": (show(COUNTED + PRINT), show(COUNTED.replace("s->n", "s->k") + PRINT)),
+    # (the loops spelled differently: two loops spelled alike leave the same counter, c/sameloops)
     "the counter read after the loop": (show(COUNTED + PRINT + '\tseq_printf(m, "%d", i);\n'),
-                                        show(COUNTED + PRINT + '\tseq_printf(m, "%i", i);\n')),
+                                        show(COUNTED + PRINT.replace('" %llu"', '"%c%llu", \' \'')
+                                             + '\tseq_printf(m, "%i", i);\n')),
     "the cursor assigned in the body": (show(CHAIN + '\t{\n\t\tseq_puts(m, p->name);\n\t\tp = p->next;\n\t}\n'),
                                         show(CHAIN + '\t\tseq_puts(m, p->name);\n')),
     "a chain over another member": (show(CHAIN + '\t\tseq_puts(m, p->name);\n'),

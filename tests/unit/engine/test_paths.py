@@ -66,7 +66,9 @@ def test_loop_body_that_carries_state_is_not_proven():
 
 def test_iterator_read_after_the_loop_is_not_proven():
     body = "\tint cpu;\n\n\tfor_each_online_cpu(cpu)\n\t\tseq_putc(m, 'x');\n\tseq_printf(m, \"%d\\n\", cpu);\n"
-    assert_not_proven(show(body), show(body.replace('"%d\\n", cpu', '"%i\\n", cpu')))
+    # the loops spelled differently (two spelled alike leave the same iterator: c/sameloops)
+    other = body.replace('"%d\\n", cpu', '"%i\\n", cpu').replace("seq_putc(m, 'x');", 'seq_puts(m, "x");')
+    assert_not_proven(show(body), show(other))
 
 
 def test_loops_over_different_counts_are_not_aligned():
