@@ -485,7 +485,8 @@ def test_a_case_over_the_step_bound_leaves_a_difference_the_other_cases_show(sma
 
 
 def test_a_case_over_the_step_bound_is_no_proof_of_equivalence(small_step_bound):
-    result = run(show(LONG_LOOP), show(LONG_LOOP), max_examples=5)
+    # the loop spelled differently on the new side (two spelled alike are one event: c/sameloops)
+    result = run(show(LONG_LOOP), show(LONG_LOOP.replace("seq_putc(m, '.');", 'seq_puts(m, ".");')), max_examples=5)
     assert result.verdict == "inconclusive", (result.verdict, result.reason)
     assert "per-case bound" in result.reason and "step limit" in result.reason
 
