@@ -601,39 +601,34 @@ def skip_rest(compiler, node, scope):
     over the iteration, as an `if` with an else arm is, where a `continue` under a condition
     on the iteration was a branch that leaves the loop body early, not provable
     (net/can/bcm.c: `if (!frames_abs) continue;`). REST: the body's statements after it."""
-    cond = compiler._cond(node.child_by_field_name("condition"), scope, rows=True)
-    site, where = (compiler.label, node.start_byte), compiler.where(node)
-
-    def make(rest: Callable[[Frame], Any]) -> Callable[[Frame], Any]:
-        def run_skip(f: Frame) -> Any:
-            c = cond(f)
-            if c is True:
-                return None  # the iteration ends here, as after REST: nothing follows in the body
-            if c is False:
-                return rest(f)
-            return row(f, c, _nothing, rest, site, where)
-
-        return run_skip
-
-    return make
+    # the iteration ends here, as after REST: nothing follows in the body
+    return _jump_rest(compiler, node, scope, None,
+                      lambda f, c, rest, site, where: row(f, c, _nothing, rest, site, where))
 
 
 def break_rest(compiler, node, scope, token: object):
     """`if (c) break; REST` among a loop body's own statements, as `if (c) break; else { REST }`:
     the same run in C; in a proof, c on an input, `rows.break_row`."""
+    return _jump_rest(compiler, node, scope, BREAK,
+                      lambda f, c, rest, site, where: break_row(f, c, token, rest, site, where))
+
+
+def _jump_rest(compiler, node, scope, jumped: Any, on_input: Callable):
+    """`if (c) <jump>; REST`: JUMPED (what the body returns) when c holds, REST when it does not,
+    and `on_input(f, c, rest, site, where)` for a c on an input in a proof."""
     cond = compiler._cond(node.child_by_field_name("condition"), scope, rows=True)
     site, where = (compiler.label, node.start_byte), compiler.where(node)
 
     def make(rest: Callable[[Frame], Any]) -> Callable[[Frame], Any]:
-        def run_break(f: Frame) -> Any:
+        def run_jump(f: Frame) -> Any:
             c = cond(f)
             if c is True:
-                return BREAK
+                return jumped
             if c is False:
                 return rest(f)
-            return break_row(f, c, token, rest, site, where)
+            return on_input(f, c, rest, site, where)
 
-        return run_break
+        return run_jump
 
     return make
 

@@ -6,10 +6,10 @@ own (`store <path> = <value>`, opaque: both sides must make the same stores at t
 of their output, else the verdict is inconclusive, never divergent), and every value read after
 it, from any path or any call the code does not define, is named by the stores made so far (the
 key gets `@N`, N a digest of the stores in order; `@cN` while only unknown calls that received
-a pointer into the caller's data may have written it, see `call_may_write`). Two sides that made the same stores read the
-same state, so they read equal values; a side that read a path before a store and another after
-it read two names, which the engine treats as not shared (see `fmtcheck.engine.sharing`): the
-store may or may not have changed it. What a path holds right after a store to it is not assumed
+a pointer into the caller's data may have written it, see `call_may_write`). Two sides that made
+the same stores read the same state, so they read equal values; a side that read a path before a
+store and another after it read two names, which the engine treats as not shared (see
+`fmtcheck.engine.sharing`): the store may or may not have changed it. What a path holds right after a store to it is not assumed
 either (the path may be another path's memory too).
 """
 
@@ -28,10 +28,25 @@ STORE_MARK = "@"
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
+_STATE = re.compile(r"@(c?)\d+$")  # the state a read was made in: after a store, or only after calls
+
+
 def stored_key(key: str) -> bool:
     """Is this input key a read made after a store (whose value the store may have changed)?"""
-    at = key.rfind(STORE_MARK)
-    return at > 0 and key[at + 1:].isdigit()
+    state = _STATE.search(key)
+    return state is not None and state.start() > 0 and not state.group(1)
+
+
+def written_path(key: str) -> str | None:
+    """The path a read made after unknown calls that may have written the caller's data reads
+    (`s->x` of `s->x@cN`); None for any other key."""
+    state = _STATE.search(key)
+    return key[:state.start()] if state is not None and state.group(1) else None
+
+
+def stateless(key: str) -> str:
+    """KEY without the state of the caller's data it was read in (`s->x` of `s->x@N`)."""
+    return _STATE.sub("", key)
 
 
 class StoredInputs:

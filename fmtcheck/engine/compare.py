@@ -8,16 +8,14 @@ lines of a many-line record differ over all the inputs tried, not only at the fi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fmtcheck.c.extensions import token_lengths
 from fmtcheck.c.outputs import ConcreteOutput
+from fmtcheck.c.stores import written_path
 from fmtcheck.common.result import Divergence, SourceLine
 from fmtcheck.engine.severity import classify_lines, classify_outputs
-
-_AFTER_CALLS = re.compile(r"@c\d+$")
 
 
 @dataclass
@@ -223,9 +221,9 @@ def displayed_inputs(inputs: dict[str, Any], aliases: dict[str, str]) -> dict[st
     ordered = _by_length(aliases)
     shown: dict[str, Any] = {}
     for key, value in inputs.items():
-        after_calls = _AFTER_CALLS.search(key)
-        if after_calls is not None and inputs.get(key[:after_calls.start()], value) == value:
-            key = key[:after_calls.start()]
+        path = written_path(key)
+        if path is not None and inputs.get(path, value) == value:
+            key = path
             if key in inputs:
                 continue
         shown.setdefault(_display(key, aliases, ordered), value)

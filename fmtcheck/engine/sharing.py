@@ -18,7 +18,7 @@ import re
 from typing import Any, Callable
 
 from fmtcheck.c import cfront
-from fmtcheck.c.stores import stored_key
+from fmtcheck.c.stores import stateless, stored_key, written_path
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.engine.compare import Outcome, display_key
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
@@ -31,8 +31,6 @@ MAX_CHECKED_OUTCOMES = 6
 MAX_ALTERNATIVES = 64
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_CALL_STATE = re.compile(r"@c\d+$")  # a read after unknown calls that may have written (c/stores.py)
-_STATE = re.compile(r"@c?\d+$")  # the state of the caller's data a read was made in
 
 
 class SideReads:
@@ -135,7 +133,7 @@ def key_line(key: str, units: list[tuple[cfront.Unit, list[str]]]) -> str | None
 
 
 def _key_name(key: str) -> str | None:
-    key = _STATE.sub("", key)
+    key = stateless(key)
     if key.startswith("(uninitialised "):
         m = _NAME.match(key, len("(uninitialised "))
         return m.group(0) if m else None
@@ -148,8 +146,8 @@ def _key_name(key: str) -> str | None:
 
 def one_sided_reason(keys: list[str], where: str | None, state: list[str] | None = None) -> str:
     place = f"{where}: " if where else ""
-    if keys and all(written_key(k) for k in keys):
-        bases = list(dict.fromkeys(k[:k.rfind("@")] for k in keys))
+    bases = list(dict.fromkeys(written_path(k) for k in keys))
+    if keys and None not in bases:
         shown = ", ".join(bases[:4]) + (", ..." if len(bases) > 4 else "")
         return (f"{place}the outputs differ only if an unknown call that receives a pointer to the caller's "
                 f"data writes it: {shown} is read after such a call on one side and before it (or after "
@@ -224,19 +222,15 @@ def shared_only(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], li
     return kept, needed
 
 
-def written_key(key: str) -> bool:
-    """Is this a read made after an unknown call that may have written the caller's data?"""
-    return _CALL_STATE.search(key) is not None
-
-
 def without_writes(inputs: dict[str, Any]) -> dict[str, Any] | None:
     """The case as it is when no unknown call wrote the caller's data: every read of a path after
     such calls (`s->x@cN`) holds what the path held before them (or, when the path was not read
     before them, what its first such read holds). None when the case is already so."""
     groups: dict[str, list[str]] = {}
     for key in inputs:
-        if written_key(key):
-            groups.setdefault(key[:key.rfind("@")], []).append(key)
+        path = written_path(key)
+        if path is not None:
+            groups.setdefault(path, []).append(key)
     trial = dict(inputs)
     for base, keys in groups.items():
         value = inputs[base] if base in inputs else inputs[min(keys)]
@@ -266,7 +260,7 @@ def unwritten(runner: Any, outcomes: list[Outcome]) -> tuple[list[Outcome], list
         if again is not None:
             kept.append(again)
         elif not needed:
-            needed = sorted(k for k in outcome.inputs if written_key(k))
+            needed = sorted(k for k in outcome.inputs if written_path(k) is not None)
     return kept, needed
 
 
