@@ -40,7 +40,8 @@ PROC = SHARED / "fixtures" / "jc-linux-proc"
 
 # Time is measured by benchmarks/fuzz_campaign.py, never asserted here: the engine's bounds are
 # counted in work. HARD_LIMIT only turns a hang into a failure instead of a stuck test run.
-HARD_LIMIT = 120.0  # an example still running after this is interrupted (and fails)
+HARD_LIMIT = 120.0  # CPU seconds: an example still running after this is interrupted (and fails)
+WALL_LIMIT = 10 * HARD_LIMIT  # wall seconds: the backstop for an example blocked without using the CPU
 MEMORY_HEADROOM = 2 << 30  # bytes of address space one example may add (a small input needs far less)
 ERROR_PREFIX = "fmtcheck: error: "
 FAST = ["--max-examples", "10", "--color", "never"]
@@ -81,12 +82,13 @@ def require(command: str) -> None:
 
 
 class Hang(BaseException):
-    """Raised by SIGALRM when an example runs past HARD_LIMIT (BaseException: main() must not
-    swallow it as an internal error)."""
+    """Raised by SIGPROF (SIGALRM) when an example runs past HARD_LIMIT of CPU (WALL_LIMIT of wall
+    time). A BaseException: main() must not swallow it as an internal error."""
 
 
 def _on_alarm(signum, frame):  # pragma: no cover - only on a hang
-    raise Hang(f"still running after {HARD_LIMIT} s")
+    clock = "of CPU" if signum == signal.SIGPROF else "of wall time"
+    raise Hang(f"still running after {HARD_LIMIT if signum == signal.SIGPROF else WALL_LIMIT} s {clock}")
 
 
 def _vm_size() -> int:
@@ -106,13 +108,17 @@ def invoke(argv: list[str]) -> tuple[int, str, str, float]:
 
     While it runs, the address space may grow by at most MEMORY_HEADROOM (soft RLIMIT_AS, restored
     afterwards), so a runaway allocation ends as a MemoryError instead of taking the machine down."""
+    # the hang limit counts the process's CPU time: under a machine's load the wall time of the
+    # same work grows several times (a load of 9 on 2 cores failed an example of 50 s of CPU)
     old = signal.signal(signal.SIGALRM, _on_alarm)
+    old_prof = signal.signal(signal.SIGPROF, _on_alarm)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     vm = _vm_size()
     if vm:
         cap = vm + MEMORY_HEADROOM
         resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-    signal.setitimer(signal.ITIMER_REAL, HARD_LIMIT)
+    signal.setitimer(signal.ITIMER_PROF, HARD_LIMIT)
+    signal.setitimer(signal.ITIMER_REAL, WALL_LIMIT)
     start = time.monotonic()
     try:
         try:
@@ -120,7 +126,9 @@ def invoke(argv: list[str]) -> tuple[int, str, str, float]:
         except SystemExit as exc:  # argparse usage errors
             status = exc.code if isinstance(exc.code, int) else 2
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGPROF, old_prof)
         signal.signal(signal.SIGALRM, old)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     return status, "", "", time.monotonic() - start
@@ -184,7 +192,7 @@ def run_cli(capsys, argv: list[str], time_limit: float | None = None) -> tuple[i
         status, _, _, seconds = invoke(argv)
     except Hang:
         out, err = capsys.readouterr()
-        pytest.fail(f"fmtcheck {' '.join(argv)}: hang (> {HARD_LIMIT} s)")
+        pytest.fail(f"fmtcheck {' '.join(argv)}: hang (> {HARD_LIMIT} s of CPU or {WALL_LIMIT} s of wall time)")
     out, err = capsys.readouterr()
     module = pending_module(err)
     if module is not None:
