@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from fmtcheck.c.folds import FOLD
 from fmtcheck.c.values import MAX_STEPS, past_chain_bound
+from fmtcheck.engine.inputs import small_value
 from fmtcheck.kernel import vsprintf
 
 LLONG_MIN = -(1 << 63)
@@ -639,6 +640,42 @@ class ZeroDefaults(dict):
     gives it, instead of a fall back to the interpreter (a string element still falls back)."""
 
 
+class InOrderDefaults(dict):
+    """The values of a case that gives unnamed inputs small distinct defaults (a default-based
+    `VectorInputs`), once the search knows as many inputs as it keeps (MAX_INPUT_KEYS): a number a
+    counted loop's body reads from an element past those (`s->v0[2]` when the discovered ones end
+    at `s->v0[1]`) gets the value the interpreter gives an input it meets, `small_value` of the
+    number of inputs met before it, in the type of a discovered element of the same array; instead
+    of a fall back to the interpreter. Numbered from `first` (the inputs known), in the order the
+    rendering reads them, which is the interpreter's for a loop whose body prints what it reads in
+    that order (the generated counted loops); where the orders differ the case is another vector
+    of small distinct values, as for the known inputs (numbered in the order they were discovered).
+    An element of an array no discovered input names, or of a string, still falls back."""
+
+    def __init__(self, values: Any = (), arrays: dict[str, tuple] | None = None, first: int = 0) -> None:
+        super().__init__(values)
+        self.arrays = arrays or {}
+        self.met = first
+
+    def default_of(self, key: str) -> int:
+        """KEY's value, met now for the first time (KeyError when no discovered element types it)."""
+        kind = self.arrays.get(array_of(key))
+        if kind is None or kind[0] != "int":
+            raise KeyError(key)
+        value = self[key] = small_value(self.met, kind)
+        self.met += 1
+        return value
+
+
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def array_of(key: str) -> str:
+    """The array an element key belongs to (`s->v0[12]` -> `s->v0[]`); a key that indexes
+    nothing is its own."""
+    return _INDEX.sub("[]", key)
+
+
 _COUNTED = "#counted"  # set in env while a counted loop's body renders
 
 
@@ -646,8 +683,11 @@ def _element(env: dict, key: str) -> int:
     try:
         return env[key]
     except KeyError:
-        if type(env) is ZeroDefaults and _COUNTED in env:
-            return 0
+        if _COUNTED in env:
+            if type(env) is ZeroDefaults:
+                return 0
+            if type(env) is InOrderDefaults:
+                return env.default_of(key)
         raise
 
 

@@ -37,7 +37,7 @@ from fmtcheck.engine import builds
 from fmtcheck.engine import divergences
 from fmtcheck.engine import paths
 from fmtcheck.engine import counts
-from fmtcheck.engine.fastpath import Fallback, ZeroDefaults, ZeroReads, compile_trace
+from fmtcheck.engine.fastpath import Fallback, InOrderDefaults, ZeroDefaults, ZeroReads, array_of, compile_trace
 from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.bases import CaseBases
 from fmtcheck.engine.inputs import (
@@ -280,6 +280,21 @@ def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: s
     return Side(program, name, program.signatures[name])
 
 
+def default_env(runner: "Runner") -> dict[str, Any]:
+    """The fast path's values of a default-based case: every discovered input at its default;
+    once the search keeps no more inputs (MAX_INPUT_KEYS, so that no case would teach it one),
+    elements past those get theirs as the rendering meets them (`fastpath.InOrderDefaults`),
+    so that a sweep case over a loop's count runs there rather than in the interpreter."""
+    if len(runner.kinds) < MAX_INPUT_KEYS:
+        return dict(runner._defaults())
+    if runner.element_kinds is None:
+        runner.element_kinds = {}
+        for key, kind in runner.kinds.items():
+            if "[" in key:
+                runner.element_kinds.setdefault(array_of(key), kind)
+    return InOrderDefaults(runner._defaults(), runner.element_kinds, len(runner.kinds))
+
+
 def _renders_as_zero(runner: "Runner", zero: bool, named: dict | None) -> bool:
     """A zero-based vector (naming `named`) that changes only inputs the zero case does not read:
     the same as the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
@@ -408,7 +423,7 @@ class Runner:
 
     def _environment(self, inputs, named: dict | None = None) -> dict | None:
         if isinstance(inputs, VectorInputs):
-            env = ZeroDefaults(self._zeros()) if inputs.zero else dict(self._defaults())
+            env = ZeroDefaults(self._zeros()) if inputs.zero else default_env(self)
             for key, value in (inputs.values if named is None else named).items():
                 if key not in env or type(value) is not type(env[key]):
                     return None
@@ -460,6 +475,7 @@ class Runner:
         return self.defaults
 
     defaulted = 0
+    element_kinds: dict[str, tuple] | None = None  # array -> a discovered element's kind (default_env)
     zero_reads: ZeroReads | None = None
     loop_bounds: frozenset[str] = frozenset()
     fast_outcome = divergences.fast_trial

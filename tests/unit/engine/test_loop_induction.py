@@ -357,3 +357,40 @@ def test_a_walk_advanced_by_its_test_is_proven():
 ], ids=["prev", "two steps"])
 def test_a_walk_advanced_otherwise_is_not_proven(walk):
     assert proof(actions(ADVANCING), actions(walk))[0] is False
+
+
+@pytest.mark.parametrize("pair, counts", [
+    (counted(3, slip=True), [{"m->private->n": n} for n in (1, 2, 5, 9, 10)]),
+    (counted(1, slip=True), [{"m->private->n": n} for n in (0, 4, 7, 16)]),
+], ids=["3 fields", "1 field"])
+def test_a_default_case_past_the_kept_inputs_renders_as_the_interpreter_prints(pair, counts, monkeypatch):
+    """Once the search keeps no more inputs (MAX_INPUT_KEYS, 6 here), a default-based case whose
+    loops read elements past the discovered ones renders on the fast path (`verdict.default_env`):
+    each such element gets the interpreter's default, in the order the interpreter meets it, so the
+    bytes are the interpreter's where it reads the discovered inputs first (as here); an element
+    no discovered one types still falls back."""
+    from fmtcheck.engine import verdict
+    from fmtcheck.engine.fastpath import Fallback, InOrderDefaults
+    from fmtcheck.engine.inputs import VectorInputs
+
+    monkeypatch.setattr(verdict, "MAX_INPUT_KEYS", 6)
+    runner = runner_of(*pair)
+    assert runner.prove()[0] is False
+    discovery = VectorInputs()
+    runner.run_case(discovery)
+    runner.kinds = dict(discovery.kinds)
+    runner.enable_fast_path()
+    assert runner.fast is not None
+    runner.try_case(VectorInputs({key: 9 for key in counts[0]}), "sweep")  # learns up to the limit
+    assert len(runner.kinds) == 6
+    for vector in counts:
+        env = verdict.default_env(runner)
+        assert type(env) is InOrderDefaults
+        env.update(vector)
+        slow = runner.run_slow(VectorInputs(dict(vector)))
+        rendered = [renderer.render(env)[0] for renderer in runner.fast]
+        assert rendered == [slow.old.data, slow.new.data], vector
+    env = InOrderDefaults(verdict.default_env(runner), {}, 6)  # no discovered element types them
+    env.update(counts[-1])
+    with pytest.raises(Fallback):
+        runner.fast[0].render(env)
