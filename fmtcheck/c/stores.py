@@ -39,7 +39,10 @@ def stored_key(key: str) -> bool:
 
 def written_path(key: str) -> str | None:
     """The path a read made after unknown calls that may have written the caller's data reads
-    (`s->x` of `s->x@cN`); None for any other key."""
+    (`s->x` of `s->x@cN`); None for any other key (one without `@c` at once: a wide case's
+    report asks it of thousands)."""
+    if "@c" not in key:
+        return None
     state = _STATE.search(key)
     return key[:state.start()] if state is not None and state.group(1) else None
 

@@ -21,7 +21,7 @@ from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults
 from fmtcheck.engine.inputs import NUMBER_VIEW, VectorInputs
-from fmtcheck.engine.search import nonzero_count, shrink
+from fmtcheck.engine.search import case_size, shrink
 from fmtcheck.engine.sharing import hangs_on, unwritten_case
 
 MAX_REPORTED_LINES = 12  # differing lines described per function; the rest are counted
@@ -152,7 +152,7 @@ def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:
 
 
 def size(outcome: Outcome) -> tuple[int, int]:
-    return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
+    return case_size(outcome.inputs)
 
 
 def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
@@ -260,7 +260,8 @@ def shrink_case(runner: Any, outcome: Outcome, label: int) -> Outcome:
     counted = runner.budget
     runner.budget = spare
     try:
-        _, best = shrink(outcome.inputs, kinds, still_fails, spare.exhausted)
+        # (the runner's zeros are those of its kinds, which the kinds here take where they know)
+        _, best = shrink(outcome.inputs, kinds, still_fails, spare.exhausted, runner._zeros())
     finally:
         runner.budget = counted
     return best or outcome

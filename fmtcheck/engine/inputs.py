@@ -106,6 +106,7 @@ def empty_string(domain: str) -> bytes:
     return string_of_length(STRING_BOUNDS.get(domain, (0, 24))[0], domain)
 
 
+@lru_cache(maxsize=256)
 def zero_value(kind: Any) -> Any:
     """An input's 0: the number 0, the shortest string, no iterations."""
     if kind[0] == "str":

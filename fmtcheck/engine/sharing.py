@@ -22,7 +22,7 @@ from fmtcheck.c.stores import stateless, stored_key, written_path
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.engine.compare import Outcome, display_key
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
-from fmtcheck.engine.search import nonzero_count
+from fmtcheck.engine.search import case_size
 
 # divergent outcomes checked for a realizable difference, smallest first, when every one reads a
 # one-sided key
@@ -231,6 +231,8 @@ def without_writes(inputs: dict[str, Any]) -> dict[str, Any] | None:
         path = written_path(key)
         if path is not None:
             groups.setdefault(path, []).append(key)
+    if not groups:
+        return None
     trial = dict(inputs)
     for base, keys in groups.items():
         value = inputs[base] if base in inputs else inputs[min(keys)]
@@ -323,7 +325,7 @@ def key_where(runner: Any, keys: list[str]) -> str | None:
 
 
 def _size(outcome: Outcome) -> tuple[int, int]:
-    return nonzero_count(outcome.inputs), sum(len(str(v)) for v in outcome.inputs.values())
+    return case_size(outcome.inputs)
 
 
 def struct_pun(runner: Any) -> str | None:
