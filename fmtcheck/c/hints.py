@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from fmtcheck.c import cfront
 from fmtcheck.c.nodes import callee
@@ -123,8 +124,14 @@ class InputSpace:
         self.string_domains.setdefault(_norm(text), _guess_domain(text))
 
 
+@lru_cache(maxsize=8192)
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    """TEXT without whitespace (cached: a wide side asks it of the same few thousand texts in
+    every compile, and a rule-6 rerun compiles the side again)."""
+    return _SPACES.sub("", text)
+
+
+_SPACES = re.compile(r"\s+")
 
 
 def _guess_domain(text: str) -> str:
