@@ -417,7 +417,9 @@ def _pointer_key(v: Any, where: str, spec: str) -> str:
     if type(v) is int:
         return hex(v)
     if isinstance(v, Sym):
-        raise NotProvable("a %p extension of an input")
+        # in a proof, a pointer computed from the inputs (`(void *)lr->bt[q]`) is named by its
+        # expression, as a `*` width is: the same expression on both sides, the same pointer
+        return symbolic_name(v)
     if isinstance(v, (Mem, Ptr)):
         p = v if isinstance(v, Ptr) else Ptr(v)
         return f"local[{p.off}:{bytes(p.mem.data).hex()}]"
