@@ -512,8 +512,9 @@ def _out_key(f: Frame, out: tuple[str, tuple]) -> str:
     value = f.vars.get(out[0], 0)
     if (type(value) is int and value == 0) or type(value) is Unset:
         return "&_"  # nothing set yet (`char *secctx; get(&secctx)`): an out-parameter
-    if isinstance(value, Sym):
-        raise NotProvable("an uninterpreted call takes the address of a local holding an input")
+    # in a proof, a value of the inputs is named by its expression (`value_key`): the same
+    # expression on both sides, the same value, so `unlock(task, &flags)` after `lock(task,
+    # &flags)` names one call on both sides
     return "&(" + value_key(value, f, out[1], out[0]) + ")"
 
 
