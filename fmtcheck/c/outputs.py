@@ -29,7 +29,7 @@ from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, Symbol
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
 from fmtcheck.kernel.constants import STRING_MACROS
-from fmtcheck.kernel.seq_file import SeqFile
+from fmtcheck.kernel.seq_file import SeqFile, escaped_name
 
 U64 = ("int", 64, False)
 S64 = ("int", 64, True)
@@ -717,6 +717,10 @@ class TraceOutput:
             return
         if method == "seq_putc":
             self._field(("char", None, 0, sym_wrap(args[0], 8, False).tree))
+            return
+        escaped = escaped_name(method, args[1:]) if isinstance(args[0], SymStr) else None
+        if escaped is not None:  # the escaping of a string input: one field (see escaped_name)
+            self._field(("str", None, None, 0, f"{escaped}({args[0].key})"))
             return
         raise NotProvable(f"{method} of an input")
 

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
-from fmtcheck.c.arith import as_int
+from fmtcheck.c.arith import as_int, branch
 from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes, sameloops
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
@@ -150,8 +150,9 @@ class StatementCompiler:
         e = self.expr(init, scope)
         fn = e.fn
         if t[0] == "int":
+            et = e.type if e.type[0] == "int" else t  # read at its own type (as `=`), then converted
             def init_int(f: Frame) -> Any:
-                return conv(as_int(fn(f), f, t, e.text), t)
+                return conv(as_int(fn(f), f, et, e.text), t)
             return init_int
 
         def init_other(f: Frame) -> Any:
@@ -407,7 +408,7 @@ class StatementCompiler:
             v = as_int(vfn(f), f, vt, value.text)
             start = None
             for k, (matcher, _) in enumerate(cases):
-                if matcher is not None and as_int(matcher(f), f, vt, "") == v:
+                if matcher is not None and case_matches(f, as_int(matcher(f), f, vt, ""), v):
                     start = k
                     break
             if start is None:
@@ -430,6 +431,15 @@ class StatementCompiler:
 
     def _stmt_struct_specifier(self, node, scope):
         return None
+
+
+def case_matches(f: Frame, label: Any, value: Any) -> bool:
+    """Whether a `case` label matches the switch's value. In a proof, a value of the inputs is a
+    branch on `value == label` (the path source picks the way and keeps it as a path fact, as
+    for an `if` outside a row), where Python's comparison of it would stop the proof."""
+    if isinstance(value, symbolic.Sym) or isinstance(label, symbolic.Sym):
+        return branch(symbolic.compare("==", value, label), f)
+    return label == value
 
 
 def call_per_arm(compiler, node, choice, scope):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fmtcheck.c.symbolic import Sym
+from fmtcheck.c.symbolic import compare as sym_compare
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.common.errors import Inconclusive
 
@@ -82,6 +83,10 @@ def usual(a: tuple, b: tuple) -> tuple:
 def conv(v: Any, t: tuple) -> Any:
     """Convert a value to integer type t (truncate, sign-extend; bool is 0 or 1)."""
     if len(t) > 3 and t[3] == "bool":
+        if isinstance(v, Sym):
+            # in a proof, a value of the inputs made a bool is its comparison with 0 (C's rule),
+            # where Python's truth of it would stop the proof
+            return sym_wrap(sym_compare("!=", v, 0), t[1], t[2])
         return 1 if v else 0
     if type(v) is int:
         bits = t[1]

@@ -416,3 +416,19 @@ def _as_signed64(n: int) -> int:
 def _as_signed32(n: int) -> int:
     n &= _MASK32
     return n - (1 << 32) if n >> 31 else n
+
+
+def escaped_name(method: str, rest: tuple) -> str | None:
+    """How a proof names `seq_escape_str(m, s, flags, esc)` (or `seq_escape(m, s, esc)`, the same
+    with ESCAPE_OCTAL) of a string input s, given the arguments after s: the bytes are a function
+    of s, flags and esc alone, so both sides escaping one string the same way print one field.
+    The name is no input (a concrete rendering that meets it falls back to the interpreter).
+    None unless flags and esc are known."""
+    if method == "seq_escape":
+        method, rest = "seq_escape_str", (ESCAPE_OCTAL, *rest)
+    if method != "seq_escape_str" or len(rest) != 2:
+        return None
+    flags, esc = rest
+    if type(flags) is not int or not (esc is None or isinstance(esc, (bytes, bytearray))):
+        return None
+    return f"escaped[{flags:#x},{bytes(esc).hex() if esc is not None else 'NULL'}]"
