@@ -313,7 +313,11 @@ def _paren(text: str) -> str:
     return text if _WORD.fullmatch(text) or all(c not in text for c in " +-*/%&|^<>?") else f"({text})"
 
 
-def _fixed(data: bytes, n: int) -> bytes:
+def _fixed(data: "bytes | SymStr", n: int) -> bytes:
+    """The N bytes seq_write-style primitives take from a string input: its text, then NULs. A
+    string input of a proof (SymStr) has no bytes to cut, so the proof stops and testing decides."""
+    if isinstance(data, SymStr):
+        raise NotProvable("a fixed-length write of a string input")
     return (data + b"\x00" * n)[:n]
 
 
@@ -639,6 +643,17 @@ def _norm_int_field(conversion: str, flags: int, width: Any, precision: Any, val
     return ("int", conv, flags, width, precision, sym_wrap(value, bits, signed).tree)
 
 
+def _unsigned_width(field: tuple, width: Any) -> tuple:
+    """A decimal or hex primitive's field whose width is an input: the primitives take `unsigned
+    int width`, so a negative int is a width of about 4e9 (the record overflows), not the
+    left-justified field `%*llu` prints for it. The field names its width as unsigned: equal to the
+    same primitive at the same width, never to a `*` width (a verdict over those is tested over the
+    width's stated range)."""
+    if not isinstance(width, Sym):
+        return field
+    return field[:3] + (("unsigned", sym_wrap(width, 32, False).tree),) + field[4:]
+
+
 class TraceOutput:
     """Proof mode: the sequence of literal bytes and normalised fields one side prints."""
 
@@ -708,9 +723,10 @@ class TraceOutput:
                 return
             width = args[2] if len(args) > 2 else None
             if method == "seq_put_hex_ll":
-                self._field(_norm_int_field("x", vsprintf.ZEROPAD, width, None, value, 64, False))
+                field = _norm_int_field("x", vsprintf.ZEROPAD, width, None, value, 64, False)
             else:
-                self._field(_norm_int_field("u", 0, width, None, value, 64, False))
+                field = _norm_int_field("u", 0, width, None, value, 64, False)
+            self._field(_unsigned_width(field, width))
             return
         if method in ("seq_puts", "seq_write") and isinstance(args[0], SymStr):
             self._field(("str", None, None, 0, args[0].key))

@@ -64,6 +64,7 @@ def boundary_values(t: tuple) -> list[int]:
         values += [p - 1, p] if p <= hi else [p - 1]
         p *= 16
     values.append(hi)
+    values += sign_boundaries(lo, hi)
     if lo < 0:
         values += [-1, -9, -10, lo, lo + 1]
         p = 100
@@ -77,6 +78,19 @@ def boundary_values(t: tuple) -> list[int]:
             seen.add(v)
             ordered.append(v)
     return ordered
+
+
+def sign_boundaries(lo: int, hi: int) -> list[int]:
+    """Where a narrower signed view of a value changes sign: 2^(W-1)-1 and 2^(W-1) for every
+    width W of 8, 16, 32 and 64 bits inside the range (and their negatives below -2^(W-1) when the
+    range has them). A u64 cast to `long long` (`%lld` of `(long long)q`, seq_put_decimal_ll of a
+    u64) prints differently only from 2^63 on, which no digit-length boundary reaches."""
+    values = []
+    for bits in (8, 16, 32, 64):
+        half = 1 << (bits - 1)
+        values += [v for v in (half - 1, half) if v <= hi]
+        values += [v for v in (-half, -half - 1) if v >= lo]
+    return values
 
 
 def digit_length_values(t: tuple) -> list[int]:
