@@ -16,14 +16,15 @@ from typing import Any
 
 MAX_SITES = 4096  # conditions tracked per side; more are left to the case budget
 MAX_SITE_KEYS = 8  # input keys remembered per condition, to aim cases at it
-RECENT_READS = 64 * MAX_SITE_KEYS  # how far back the reads before a comparison of locals are looked at
+RECENT_READS = 64 * MAX_SITE_KEYS
+MAX_TABLE_ENTRIES = 256  # entries of a table indexed by an input that a search must each read  # how far back the reads before a comparison of locals are looked at
 
 
 class Site:
     """One condition (an `if`, a loop test, `&&`/`||` operands) or one comparison of the code."""
 
     __slots__ = ("where", "text", "compare", "outcomes", "boundary", "values", "keys", "case",
-                 "operands", "dependent", "order", "recent", "aim_only")
+                 "operands", "dependent", "order", "recent", "aim_only", "entries", "entries_seen", "entries_tried", "hits")
 
     def __init__(self, where: str, text: str, compare: bool, order: int) -> None:
         self.where = where.split("#", 1)[0]  # FILE:LINE:COLUMN; the byte offset only keeps names apart
@@ -39,13 +40,26 @@ class Site:
         self.dependent = False
         self.order = order
         self.aim_only = False  # a target for aimed cases, not an obligation (a table's bound)
+        self.entries = 0  # a table indexed by an input: how many entries it has (each must be read)
+        self.entries_seen: set[int] = set()  # entries some case read
+        self.entries_tried: set[int] = set()  # entries a case aimed at them left unread (a guard kept them out)
+        self.hits = 0  # evaluations seen, over all cases
 
     def open(self) -> bool:
         """Still asks for a case: it depends on the inputs and has not shown everything."""
-        return self.dependent and (len(self.outcomes) < 2 or not self.boundary)
+        return self.dependent and (len(self.outcomes) < 2 or not self.boundary or bool(self.unread_entries()))
+
+    def unread_entries(self) -> list[int]:
+        """The entries of a table indexed by an input that no case has read yet. Two tables that
+        differ in one entry print alike for every other index, so a search that never selects
+        that entry has not compared them: each entry is an obligation, not only the bound."""
+        return [i for i in range(self.entries) if i not in self.entries_seen and i not in self.entries_tried]
 
     def missing(self) -> str:
         """What it has not shown, in words."""
+        unread = self.unread_entries()
+        if unread:
+            return f"select entry {unread[0]} of the {self.entries} ({len(unread)} never read)"
         wanted = []
         if True not in self.outcomes:
             wanted.append("true")
@@ -80,6 +94,7 @@ class Coverage:
             return
         if not keys and not site.keys and earlier:
             site.recent = _last_distinct(earlier, MAX_SITE_KEYS)
+        site.hits += 1
         site.outcomes.add(bool(outcome))
         if operands is not None and operands[0] == operands[1]:
             site.boundary = True
@@ -103,7 +118,8 @@ class Coverage:
 
     def open_sites(self, obligations: bool = False) -> list[Site]:
         """Sites still asking for a case; with `obligations`, only those a verdict needs covered."""
-        return sorted((s for s in self.sites.values() if s.open() and not (obligations and s.aim_only)),
+        return sorted((s for s in self.sites.values()
+                       if s.open() and not (obligations and s.aim_only and not s.unread_entries())),
                       key=lambda s: s.order)
 
 
@@ -135,6 +151,10 @@ def observe_table_index(coverage: Coverage, site: str, index: str, table: str, i
     found = coverage.sites.get(site)
     if found is not None:
         found.aim_only = True  # the code may keep the index in range by other means (`% 3`)
+        if size <= MAX_TABLE_ENTRIES:
+            found.entries = size
+            if 0 <= i < size:
+                found.entries_seen.add(i)
 
 
 def input_reads(inputs: Any) -> list[str] | None:

@@ -49,6 +49,39 @@ def aimed_values(value: Any, kind: Any, operands: tuple[int, int] | None) -> lis
     return _in_range(out, kind, value)
 
 
+def entry_cases(site: Site, kinds: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(entry, case) for each entry of a table indexed by an input that no case has read yet:
+    the first case that reached the table with one input it read moved by the distance from that
+    case's index to the entry (an index that is the input plus a constant, or the input modulo
+    the table's size, then selects it)."""
+    base = site.case or {}
+    index = site.operands[0] if site.operands is not None else 0
+    for entry in site.unread_entries():
+        for key in site.keys:
+            value = base.get(key, zero_value(kinds[key])) if key in kinds else None
+            if isinstance(value, int) and kinds[key][0] == "int":
+                for moved in _in_range([value + entry - index], kinds[key], value):
+                    yield entry, {**base, key: moved}
+
+
+def aim_at_entries(runner: Any, site: Site, limit: int) -> bool:
+    """Run a case aimed at each table entry no case has read (`entry_cases`). An entry is done
+    when a case reads it, or when the case aimed at it ran without reaching the table (a guard
+    keeps that index out, on that side, for the input that selects it); an aimed case that read
+    another entry leaves it open, and the verdict names it. False once the search must stop."""
+    for entry, trial in entry_cases(site, runner.kinds):
+        if entry not in site.unread_entries():
+            continue
+        hits, cases = site.hits, runner.cases
+        if runner.cases >= limit or not runner.try_case(VectorInputs(trial, zero=True), "aimed", observed=True):
+            return False
+        if runner.divergent:
+            return False
+        if runner.cases > cases and site.hits == hits:
+            site.entries_tried.add(entry)
+    return True
+
+
 def _in_range(values: list[int], kind: Any, current: Any) -> list[int]:
     lo, hi = type_range(kind)
     seen: set[int] = set()

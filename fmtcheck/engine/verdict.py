@@ -55,7 +55,7 @@ from fmtcheck.engine.sharing import (SideReads, kernel_state, key_where, one_sid
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.proofs import prove_in_two_rounds
-from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aimed_cases, sweep_where_revealed
+from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aim_at_entries, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
 MAX_DIVERGENT_CASES = 500  # differing cases collected before the search stops (the report needs few)
@@ -609,6 +609,8 @@ class Runner:
                 return
             before = self.cases
             for site in sites:
+                if site.unread_entries() and not aim_at_entries(self, site, limit):
+                    return
                 for trial in aimed_cases(site, self.kinds):
                     if not site.open():
                         break

@@ -89,3 +89,51 @@ def test_a_u32_shown_as_a_short_is_divergent_at_its_sign_boundary():
     result = judged('\tseq_printf(m, "%hd\\n", (int)(r->q & 0xffff));\n',
                     '\tseq_printf(m, "%d\\n", (int)(r->q & 0xffff));\n')
     assert result.verdict == "divergent"
+
+
+# -- a table indexed by an input: every entry is compared -----------------------------------------
+
+TABLE_REC = "struct rec { int kind; unsigned int idx; };\n"
+NAMES = '\tstatic const char * const names[] = { "zero", "one", "two" };\n'
+NAMES_SLIP = NAMES.replace('"two"', '"tw0"')
+
+
+def judged_table(old_body: str, new_body: str):
+    sources = [f"{TABLE_REC}static int rec_show(struct seq_file *m, struct rec *r)\n{{\n{body}\treturn 0;\n}}\n"
+               for body in (old_body, new_body)]
+    report = verify_sources(sources[0], sources[1], Options(max_examples=30))
+    return report.results[0]
+
+
+def test_a_table_that_differs_in_its_last_entry_is_divergent():
+    """The search's boundaries (0, 1, 9, 10, ...) select entries 0 and 1 of a 3-entry table and
+    read past it at 9 (undefined, skipped): the pair was 'equivalent, tested' on 10 cases."""
+    result = judged_table(NAMES + '\tseq_printf(m, "%s\\n", names[r->kind]);\n',
+                          NAMES_SLIP + '\tseq_puts(m, names[r->kind]);\n\tseq_putc(m, \'\\n\');\n')
+    assert result.verdict == "divergent"
+    assert "tw0" in str(result.divergences[0])
+
+
+def test_a_table_indexed_modulo_its_size_is_divergent_at_the_entry_that_differs():
+    body = '\tseq_printf(m, "%s\\n", names[r->idx % 3]);\n'
+    assert judged_table(NAMES + body, NAMES_SLIP + body).verdict == "divergent"
+
+
+def test_an_entry_a_guard_keeps_out_is_not_an_obligation():
+    """Entry 2 is never printed (idx < 2): the tables may differ there. The case aimed at it ran
+    and did not read the table, so the search is complete."""
+    body = '\tif (r->idx < 2)\n\t\tseq_printf(m, "%s\\n", names[r->idx]);\n'
+    result = judged_table(NAMES + body, NAMES_SLIP + body)
+    assert (result.verdict, result.method) == ("equivalent", "tested")
+
+
+def test_an_entry_one_side_prints_from_a_literal_stays_equivalent():
+    new = (NAMES + '\tif (r->kind == 1) {\n\t\tseq_puts(m, "one\\n");\n\t} else {\n'
+           '\t\tseq_puts(m, names[r->kind]);\n\t\tseq_putc(m, \'\\n\');\n\t}\n')
+    result = judged_table(NAMES + '\tseq_printf(m, "%s\\n", names[r->kind]);\n', new)
+    assert result.verdict == "equivalent"
+
+
+def test_an_index_the_search_cannot_steer_is_never_equivalent():
+    body = '\tseq_printf(m, "%s\\n", names[(r->idx / 5) % 3]);\n'
+    assert judged_table(NAMES + body, NAMES_SLIP + body).verdict != "equivalent"
