@@ -314,8 +314,7 @@ def _paren(text: str) -> str:
 
 
 def _fixed(data: "bytes | SymStr", n: int) -> bytes:
-    """The N bytes seq_write-style primitives take from a string input: its text, then NULs. A
-    string input of a proof (SymStr) has no bytes to cut, so the proof stops and testing decides."""
+    """N bytes of a string input, then NULs; a proof's string has none to cut (testing decides)."""
     if isinstance(data, SymStr):
         raise NotProvable("a fixed-length write of a string input")
     return (data + b"\x00" * n)[:n]
@@ -644,11 +643,9 @@ def _norm_int_field(conversion: str, flags: int, width: Any, precision: Any, val
 
 
 def _unsigned_width(field: tuple, width: Any) -> tuple:
-    """A decimal or hex primitive's field whose width is an input: the primitives take `unsigned
-    int width`, so a negative int is a width of about 4e9 (the record overflows), not the
-    left-justified field `%*llu` prints for it. The field names its width as unsigned: equal to the
-    same primitive at the same width, never to a `*` width (a verdict over those is tested over the
-    width's stated range)."""
+    """A primitive's width that is an input is an `unsigned int`: a negative int overflows the
+    record instead of left-justifying as `%*llu` does, so it never equals a `*` width (testing
+    decides over the width's stated range)."""
     if not isinstance(width, Sym):
         return field
     return field[:3] + (("unsigned", sym_wrap(width, 32, False).tree),) + field[4:]
@@ -722,10 +719,8 @@ class TraceOutput:
                 self._field(("ll", sym_wrap(value, 64, True).tree))
                 return
             width = args[2] if len(args) > 2 else None
-            if method == "seq_put_hex_ll":
-                field = _norm_int_field("x", vsprintf.ZEROPAD, width, None, value, 64, False)
-            else:
-                field = _norm_int_field("u", 0, width, None, value, 64, False)
+            hexa = method == "seq_put_hex_ll"
+            field = _norm_int_field("x" if hexa else "u", vsprintf.ZEROPAD if hexa else 0, width, None, value, 64, False)
             self._field(_unsigned_width(field, width))
             return
         if method in ("seq_puts", "seq_write") and isinstance(args[0], SymStr):
