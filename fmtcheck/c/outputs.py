@@ -24,6 +24,7 @@ from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.symbolic import wrap as sym_wrap
 from fmtcheck.c.types import conv
 from fmtcheck.c.extensions import local_scalar_address
+from fmtcheck.c.fields import norm_int_field, star_tree, unsigned_width
 from fmtcheck.c.opaqueformats import compile_opaque_printf
 from fmtcheck.c.values import Expr, Free, Mem, Ptr, ScalarRef, SeqHandle, SymbolicText, symbolic_name
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
@@ -603,54 +604,6 @@ class ConcreteOutput:
 # symbolic trace
 
 
-def _star(value: Any) -> tuple | None:
-    """A `*` width or precision as vsprintf reads it (an int), as a tree."""
-    if value is None:
-        return None
-    return sym_wrap(value, 32, True).tree if isinstance(value, Sym) else ("k", conv(value, ("int", 32, True)))
-
-
-def _starred_int_field(conversion: str, flags: int, width: Any, precision: Any, value: Any, bits: int, signed: bool):
-    """`%*d` with a width (or precision) over the inputs (`seq_printf(p, "%*d: ", prec, i)`): the
-    field keeps the width's tree, and only the normalisations that hold for every width (a `-`
-    drops `0`, `u`/`x` ignore `+` and space). Two such fields are equal when they are the same
-    conversion of the same value at the same width: the same bytes for every input."""
-    if conversion in "uoxX":
-        flags &= ~(vsprintf.PLUS | vsprintf.SPACE)
-    if flags & vsprintf.LEFT:
-        flags &= ~vsprintf.ZEROPAD
-    tree = sym_wrap(value, bits, signed).tree if isinstance(value, Sym) else ("k", conv(value, ("int", bits, signed)))
-    return ("int*", "d" if conversion in "di" else conversion, flags, _star(width), _star(precision), tree)
-
-
-def _norm_int_field(conversion: str, flags: int, width: Any, precision: Any, value: Any, bits: int, signed: bool):
-    if isinstance(width, Sym) or isinstance(precision, Sym):
-        return _starred_int_field(conversion, flags, width, precision, value, bits, signed)
-    if width is not None and width < 0:
-        flags |= vsprintf.LEFT
-        width = -width
-    if conversion in "uoxX":
-        flags &= ~(vsprintf.PLUS | vsprintf.SPACE)
-    if flags & vsprintf.LEFT:
-        flags &= ~vsprintf.ZEROPAD
-    if width is None or width <= 1:
-        width = None
-        flags &= ~(vsprintf.ZEROPAD | vsprintf.LEFT)
-    if precision is not None and precision <= 1:
-        precision = None
-    conv = "d" if conversion in "di" else conversion
-    return ("int", conv, flags, width, precision, sym_wrap(value, bits, signed).tree)
-
-
-def _unsigned_width(field: tuple, width: Any) -> tuple:
-    """A primitive's width that is an input is an `unsigned int`: a negative int overflows the
-    record instead of left-justifying as `%*llu` does, so it never equals a `*` width (testing
-    decides over the width's stated range)."""
-    if not isinstance(width, Sym):
-        return field
-    return field[:3] + (("unsigned", sym_wrap(width, 32, False).tree),) + field[4:]
-
-
 class TraceOutput:
     """Proof mode: the sequence of literal bytes and normalised fields one side prints."""
 
@@ -720,8 +673,8 @@ class TraceOutput:
                 return
             width = args[2] if len(args) > 2 else None
             hexa = method == "seq_put_hex_ll"
-            field = _norm_int_field("x" if hexa else "u", vsprintf.ZEROPAD if hexa else 0, width, None, value, 64, False)
-            self._field(_unsigned_width(field, width))
+            field = norm_int_field("x" if hexa else "u", vsprintf.ZEROPAD if hexa else 0, width, None, value, 64, False)
+            self._field(unsigned_width(field, width))
             return
         if method in ("seq_puts", "seq_write") and isinstance(args[0], SymStr):
             self._field(("str", None, None, 0, args[0].key))
@@ -780,12 +733,12 @@ class TraceOutput:
                 continue
             if d.conversion in "diuoxX":
                 bits = d.bits if d.bits >= 8 else 32
-                self._field(_norm_int_field(d.conversion, d.flags, w, p, v, bits, d.conversion in "di"))
+                self._field(norm_int_field(d.conversion, d.flags, w, p, v, bits, d.conversion in "di"))
             elif d.conversion == "s" and isinstance(w, Sym) and not isinstance(p, Sym) \
                     and isinstance(v, (SymStr, bytes, bytearray)):
                 # `" %*s", prec, ""`: the string (an input or literal bytes) at the width's tree
                 text = ("sym", v.key) if isinstance(v, SymStr) else ("lit", bytes(v))
-                self._field(("str*", text, p, d.flags & vsprintf.LEFT, _star(w)))
+                self._field(("str*", text, p, d.flags & vsprintf.LEFT, star_tree(w)))
             elif d.conversion == "s" and isinstance(v, SymStr):
                 if isinstance(w, Sym) or isinstance(p, Sym):
                     raise NotProvable("a string width depends on an input")
