@@ -165,7 +165,9 @@ def _place(v: Any) -> tuple[Any, int] | None:
 
 def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
     """`compare`, telling the side's coverage (when it keeps one) the operands and the inputs
-    they read; an unsigned value against 0 in a direction that cannot change is not asked for."""
+    they read; an unsigned value against 0 in a direction that cannot change is not asked for
+    (`x >= 0`), but a comparison already asked for shows its outcome there too: `max > 0` is false
+    exactly when max is 0."""
     cmp = _COMPARE[op]
     text = f"{ltext} {op} {rtext}"
     unsigned = not t[2]
@@ -180,8 +182,8 @@ def _observed_compare(compare, op, lfn, rfn, lt, rt, t, ltext, rtext, site):
         if owned is not None:
             return owned
         result = int(cmp(a, b))
-        if type(a) is int and type(b) is int and not (
-                unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<=")))):
+        if type(a) is int and type(b) is int and (site in coverage.sites or not (
+                unsigned and ((b == 0 and op in ("<", ">=")) or (a == 0 and op in (">", "<="))))):
             coverage.observe(site, text, bool(result), None, reads[start:] if reads else [], (a, b),
                              reads_before(reads, start) if reads else None)
         return result

@@ -40,6 +40,11 @@ _WHERE = re.compile(r".+:\d+")
 
 _COMMUTATIVE = {"+", "*", "&", "|", "^"}
 MAX_DEPTH = 200  # a deeper tree comes from a loop over an input; trace comparison would not scale
+# Trees share their subtrees, but everything that reads one (repr for the commutative order, hash,
+# equality of two equal copies, rendering, `canonical`) walks it unfolded: a variable a row assigns
+# in each of n iterations (`if (a[i]) sum += a[i];`) is a choice over two copies of the previous
+# sum, 2^n nodes unfolded at a depth of only 2n. Counting the unfolded size bounds that work.
+MAX_SIZE = 4096
 
 
 def _tree(x: Any) -> Any:
@@ -52,18 +57,26 @@ def _tree(x: Any) -> Any:
     raise NotProvable(f"non-integer operand {type(x).__name__}")
 
 
+def _size(x: Any) -> int:
+    return x.size if isinstance(x, Sym) else 1
+
+
 class Sym:
     """An integer whose value is an expression over the inputs."""
 
-    __slots__ = ("tree", "bits", "signed", "depth")
+    __slots__ = ("tree", "bits", "signed", "depth", "size")
 
-    def __init__(self, tree: Any, bits: int = 64, signed: bool = False, depth: int = 1) -> None:
+    def __init__(self, tree: Any, bits: int = 64, signed: bool = False, depth: int = 1, size: int = 1) -> None:
         if depth > MAX_DEPTH:
             raise NotProvable(f"an expression over the inputs is more than {MAX_DEPTH} operations deep")
+        if size > MAX_SIZE:
+            raise NotProvable(f"an expression over the inputs has more than {MAX_SIZE} operations unfolded "
+                              "(a value assigned under a branch in each of many iterations)")
         self.tree = tree
         self.bits = bits
         self.signed = signed
         self.depth = depth
+        self.size = size
 
     @classmethod
     def input(cls, key: str, bits: int, signed: bool) -> "Sym":
@@ -72,13 +85,14 @@ class Sym:
     def _bin(self, op: str, other: Any, swap: bool = False) -> "Sym":
         a, b = _tree(self), _tree(other)
         depth = max(self.depth, other.depth if isinstance(other, Sym) else 0) + 1
+        size = self.size + _size(other) + 1
         if swap:
             a, b = b, a
         if op in _COMMUTATIVE and repr(a) > repr(b):
             a, b = b, a
         if op == ">>" and a[0] == ">>" and b[0] == "k" and a[2][0] == "k":
-            return Sym((">>", a[1], ("k", a[2][1] + b[1])), depth=depth)
-        return Sym((op, a, b), depth=depth)
+            return Sym((">>", a[1], ("k", a[2][1] + b[1])), depth=depth, size=size)
+        return Sym((op, a, b), depth=depth, size=size)
 
     def __add__(self, o): return self._bin("+", o)
     def __radd__(self, o): return self._bin("+", o, True)
@@ -98,8 +112,8 @@ class Sym:
     def __ror__(self, o): return self._bin("|", o, True)
     def __xor__(self, o): return self._bin("^", o)
     def __rxor__(self, o): return self._bin("^", o, True)
-    def __invert__(self): return Sym(("~", self.tree), depth=self.depth + 1)
-    def __neg__(self): return Sym(("neg", self.tree), depth=self.depth + 1)
+    def __invert__(self): return Sym(("~", self.tree), depth=self.depth + 1, size=self.size + 1)
+    def __neg__(self): return Sym(("neg", self.tree), depth=self.depth + 1, size=self.size + 1)
 
     def __and__(self, o):
         if isinstance(o, int) and o > 0 and (o + 1) & o == 0:
@@ -145,7 +159,7 @@ def wrap(x: Any, bits: int, signed: bool) -> Any:
         return Sym(("in", t[1], bits, signed), bits, signed)
     if t[0] == "wrap" and t[1] == bits and t[2] == signed:
         return x
-    return Sym(("wrap", bits, signed, t), bits, signed, x.depth + 1)
+    return Sym(("wrap", bits, signed, t), bits, signed, x.depth + 1, x.size + 1)
 
 
 def render_tree(t: Any) -> str:
@@ -186,7 +200,7 @@ def loop_placeholder(depth: int) -> str:
 def compare(op: str, a: Any, b: Any) -> "Sym":
     """A comparison of which one operand is symbolic: a 0/1 value over the inputs."""
     depth = max(a.depth if isinstance(a, Sym) else 0, b.depth if isinstance(b, Sym) else 0) + 1
-    return Sym((op, _tree(a), _tree(b)), 32, True, depth)
+    return Sym((op, _tree(a), _tree(b)), 32, True, depth, _size(a) + _size(b) + 1)
 
 
 def choose(cond: "Sym", a: Any, b: Any) -> "Sym":
@@ -194,7 +208,53 @@ def choose(cond: "Sym", a: Any, b: Any) -> "Sym":
     depth = max(cond.depth, a.depth if isinstance(a, Sym) else 0, b.depth if isinstance(b, Sym) else 0) + 1
     bits = a.bits if isinstance(a, Sym) else (b.bits if isinstance(b, Sym) else 64)
     signed = a.signed if isinstance(a, Sym) else (b.signed if isinstance(b, Sym) else False)
-    return Sym(("ite", cond.tree, _tree(a), _tree(b)), bits, signed, depth)
+    folded = _fold_update(cond, a, b) or _fold_update(cond, b, a, then_updates=False)
+    if folded is not None:
+        tree, size = folded
+        return Sym(tree, bits, signed, depth + 1, size)
+    return Sym(("ite", cond.tree, _tree(a), _tree(b)), bits, signed, depth, cond.size + _size(a) + _size(b) + 1)
+
+
+_UPDATES = {"+", "-", "|", "^"}  # y OP 0 is y
+
+
+def _fold_update(cond: "Sym", updated: Any, kept: Any, then_updates: bool = True) -> tuple | None:
+    """`if (c) y += d;` leaves ite(c, y + d, y): two copies of y, so n such rows in a loop
+    (`if (a[i]) sum += a[i];`) unfold to 2^n nodes. Written y + ite(c, d, 0) instead, the value
+    is the same for every input (y + 0 is y; under a truncation, only when y already holds a value
+    of the truncated type) and the tree grows by one arm per row. None when it is not that shape."""
+    if not isinstance(updated, Sym):
+        return None
+    t, y = updated.tree, _tree(kept)
+    wrapped = t[0] == "wrap"
+    inner = t[3] if wrapped else t
+    if inner[0] not in _UPDATES or y not in (inner[1], inner[2]):
+        return None
+    if inner[0] == "-" and inner[1] != y:
+        return None
+    if wrapped and not _holds(y, t[1], t[2]):
+        return None
+    d = inner[2] if inner[1] == y else inner[1]
+    zero = ("k", 0)
+    arm = ("ite", cond.tree, d, zero) if then_updates else ("ite", cond.tree, zero, d)
+    a, b = y, arm
+    if inner[0] in _COMMUTATIVE and repr(a) > repr(b):
+        a, b = b, a
+    tree = (inner[0], a, b)
+    size = updated.size + cond.size + 2
+    return (("wrap", t[1], t[2], tree) if wrapped else tree), size
+
+
+def _holds(t: Any, bits: int, signed: bool) -> bool:
+    """Whether the value of tree t is always one of the `bits`-wide (signed) type's values."""
+    if t[0] == "wrap":
+        return t[1] == bits and t[2] == signed
+    if t[0] == "in":
+        return t[2] <= bits and (t[3] == signed or (not t[3] and t[2] < bits))
+    if t[0] == "k":
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        return low <= t[1] <= high
+    return False
 
 
 def same_value(a: Any, b: Any) -> bool:
