@@ -259,12 +259,44 @@ class Child:
     chunks: list[bytes] = field(default_factory=list)
 
 
+_WHERE = re.compile(r".+\.[ch](?: \([^)]*\))?:\d+(?::\d+)?")
+
+
+def running_construct(frame) -> str | None:
+    """The innermost construct of the C code a judgement was running in FRAME's stack: the
+    engine's compiled closures hold their construct's `where` (FILE:LINE), as its reasons do."""
+    while frame is not None:
+        where = frame.f_locals.get("where")
+        if isinstance(where, str) and _WHERE.fullmatch(where):
+            return where
+        frame = frame.f_back
+    return None
+
+
+def names_a_line_of_timeout(cpu: float, where: str | None) -> str:
+    return f"no answer within {cpu:.0f} s of CPU" + (f" (running {where} when the limit came)" if where else "")
+
+
+def _out_of_cpu(fd: int, cpu: float):
+    """The child's SIGXCPU handler: a timeout that names the construct of the code the CPU limit
+    found the judgement in (a sample of where the time went: it depends on timing, so it names a
+    place to look at, never a verdict), then the child ends."""
+
+    def handler(signum, frame) -> None:
+        reason = names_a_line_of_timeout(cpu, running_construct(frame))
+        os.write(fd, json.dumps({"status": "timeout", "reason": reason}).encode())
+        os._exit(0)
+
+    return handler
+
+
 def start_child(task: Task, cpu: float, memory: int) -> Child:
     """Fork a child that judges the task under the limits and writes its answer to a pipe."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_fd)
+        signal.signal(signal.SIGXCPU, _out_of_cpu(write_fd, cpu))
         try:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_CPU, (max(1, int(cpu)), max(1, int(cpu)) + 5))

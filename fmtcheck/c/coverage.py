@@ -123,6 +123,22 @@ class Coverage:
                       key=lambda s: s.order)
 
 
+def where_the_search_stayed(coverages: list[Coverage]) -> str:
+    """What kept a search that a budget ended going, with its line: the first condition over the
+    inputs still open (what further cases were for), else the condition evaluated most often over
+    all cases (the loop the cases spent their steps in); '' when no condition was seen."""
+    gaps = [site for coverage in coverages for site in coverage.open_sites(obligations=True)]
+    if gaps:
+        first = gaps[0]
+        return (f"; the condition '{first.text}' at {first.where} was not yet {first.missing()} "
+                f"({len(gaps)} condition(s) open)")
+    sites = [site for coverage in coverages for site in coverage.sites.values()]
+    if not sites:
+        return ""
+    hottest = max(sites, key=lambda s: (s.hits, -s.order))
+    return f"; the cases spent their steps in '{hottest.text}' at {hottest.where} ({hottest.hits:,} evaluations)"
+
+
 def _last_distinct(reads: list[str], n: int) -> list[str]:
     out: list[str] = []
     for key in reversed(reads[-RECENT_READS:]):

@@ -38,6 +38,16 @@ def raised_at(exc: BaseException) -> str | None:
 _WHERE = re.compile(r".+:\d+")
 
 
+def located(exc: Any) -> str:
+    """Where a bound (an error with `where`) was reached, as a line of the code: one named by an
+    input path (`input limit reached ... at v->routes[60905].obs_count`) gets the line of the
+    innermost construct the exception passed through, the path kept beside it."""
+    if _WHERE.fullmatch(exc.where):
+        return exc.where
+    line = raised_at(exc)
+    return f"{line} ({exc.where})" if line else exc.where
+
+
 _COMMUTATIVE = {"+", "*", "&", "|", "^"}
 MAX_DEPTH = 200  # a deeper tree comes from a loop over an input; trace comparison would not scale
 # Trees share their subtrees, but everything that reads one (repr for the commutative order, hash,

@@ -18,6 +18,10 @@ class Bounds:
 
     cases: int = 25_000  # cases run: sweep, Hypothesis, aimed cases (shrinking has its own)
     steps: int = 20_000_000  # interpreter steps over all those cases
+    # distinct input paths the two sides read over all those cases: each is kept (kinds, reads,
+    # notes), and a loop that stores into the caller's data names every later read anew (the
+    # per-cpu sums of rt_acct_proc_show: 2,048 new paths per cpu per case, past 1 GB at 60 s)
+    keys: int = 250_000
     seconds: float = 300.0  # CPU seconds, a safety net only: a search it ends is inconclusive ("time limit")
 
 

@@ -32,6 +32,11 @@ class WorkBudget:
         self.cases += 1
         self.steps += steps
 
+    def read_keys(self, count: int) -> None:
+        """The search has read `count` distinct input paths so far: past the bound, it ends."""
+        if self.ended_by is None and count > self.bounds.keys:
+            self.ended_by = f"input budget ({self.bounds.keys:,} distinct input paths read)"
+
     def exhausted(self) -> bool:
         """True once any bound is reached; `ended_by` names the first one."""
         if self.ended_by is None:

@@ -25,8 +25,8 @@ from fmtcheck.c.outputs import ConcreteOutput
 from fmtcheck.c.program import Program
 from fmtcheck.c.types import U64
 from fmtcheck.c.rows import StepsForeseen
-from fmtcheck.c.coverage import Coverage
-from fmtcheck.c.symbolic import NotProvable, raised_at
+from fmtcheck.c.coverage import Coverage, where_the_search_stayed
+from fmtcheck.c.symbolic import NotProvable, located, raised_at
 from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
 from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded, bare
 from fmtcheck.common.inputfile import read_input
@@ -265,9 +265,10 @@ def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new
             result = Result(subject, "inconclusive", cases=runner.cases, reason=pun,
                             extra={"decided_by": "construct"})
     except Inconclusive as err:
-        return Result(subject, "inconclusive", cases=runner.cases, reason=f"{err.what} at {err.where}",
+        reason = f"{err.what} at {located(err)}"
+        return Result(subject, "inconclusive", cases=runner.cases, reason=reason,
                       extra={"decided_by": "bound" if isinstance(err, LimitExceeded) else "construct"},
-                      location=SourceLine.from_where(err.where, files)), space
+                      location=SourceLine.from_where(err.where, files) or SourceLine.first_in(reason, files)), space
     if result.verdict == "inconclusive" and result.location is None:
         # every reason the runner gives names the construct's FILE:LINE (the first place it names)
         result.location = SourceLine.first_in(result.reason, files)
@@ -512,6 +513,7 @@ class Runner:
             if note not in self.ub_notes and len(self.ub_notes) < 4:
                 self.ub_notes.append(note)
         reads = self.side_reads.record(log, start, middle)
+        self.budget.read_keys(len(self.side_reads.old) + len(self.side_reads.new))
         outcome = Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
         self.bases.record(inputs, outcome.same)
         return outcome
@@ -528,6 +530,7 @@ class Runner:
         except LimitExceeded as over:
             # one case too big to run (a loop over an input count near its maximum): the others
             # still count, a difference they show stays realizable, but "equivalent" is not claimed
+            over.where = located(over)
             self.over_bound.append(bare(over))  # its traceback would keep the whole case alive
             self.costly_over_bound += not isinstance(over, StepsForeseen)
             return True
@@ -681,7 +684,8 @@ class Runner:
         if self.budget.ended_by:
             result.verdict = "inconclusive"
             result.reason = (f"search ended by the {self.budget.ended_by} after {self.cases} cases "
-                             "with no difference found" + (f"; not proven: {proof_note}" if proof_note else ""))
+                             "with no difference found" + where_the_search_stayed(self.coverage)
+                             + (f"; not proven: {proof_note}" if proof_note else ""))
             result.classes = covered
             result.extra["decided_by"] = "bound"
             return result
@@ -791,4 +795,3 @@ def note_one_sided(runner: "Runner", inputs, ub: UndefinedBehaviour) -> None:
             pass
     if defined:
         runner.one_sided_ub.append(f"line {ub.line}: {ub.what}")
-

@@ -94,3 +94,21 @@ def test_a_held_judgement_is_relabelled_with_the_scripts_new_reason_and_keeps_it
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 2 and rows[1]["status"] == "equivalent" and rows[1]["relabelled"]
     assert mutant_class(rows[1]) == "excluded" and mutant_class(rows[0]) == "survived"
+
+
+def test_a_timeout_names_the_innermost_construct_of_the_code_it_was_running() -> None:
+    """The child's SIGXCPU handler reads the stack it interrupted: the innermost frame holding a
+    `where` of a C file (the engine's compiled closures hold their construct's) is named."""
+    import sys
+
+    from benchmarks.kernel_corpus import names_a_line_of_timeout, running_construct
+
+    def construct(where):
+        def inner():
+            where_not = "engine"  # noqa: F841 - a frame without a file line is passed over
+            return running_construct(sys._getframe())
+        return inner()
+
+    assert construct("net/ipv4/route.c (rewrite):327") == "net/ipv4/route.c (rewrite):327"
+    assert construct("engine") is None
+    assert names_a_line_of_timeout(60, "net/x.c:12") == "no answer within 60 s of CPU (running net/x.c:12 when the limit came)"
