@@ -144,6 +144,39 @@ def counted(init, cond, update) -> Counted | None:
     return Counted(name, bound, op in ("<=", ">="))
 
 
+def guarded(init, cond, update) -> tuple[Counted, object] | None:
+    """`for (i = A; G && i < E; i++)`, G free of the counter and of effects (the kernel's
+    `for (k = 0; digi != NULL && k < digi->ndigi; k++)`): the counted loop, and G. While G holds
+    throughout, it is the counted loop up to E when G holds at the start and no iteration when
+    not, which is the counted loop up to (G ? E : A); `fmtcheck.c.rows.counted_loop` checks that
+    the body leaves that bound, G included, unchanged. Not `i < E && G`: there E is read before G
+    (through the pointer G tests), and G does not guard it."""
+    cond = _strip(cond)
+    if cond is None or cond.type != "binary_expression" or _text(cond.child_by_field_name("operator")) != "&&":
+        return None
+    start = _initialised(init)
+    if start is None:
+        return None
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    shape = counted(init, right, update)
+    if shape is not None and not shape.inclusive and _pure_guard(left) and not _mentions(left, start[0]):
+        return shape, left
+    return None
+
+
+_COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "&&", "||"})
+
+
+def _pure_guard(node) -> bool:
+    """A condition made of reads, comparisons and `!`: no call, assignment or increment."""
+    node = _strip(node)
+    if node.type == "unary_expression" and _text(node.child_by_field_name("operator")) == "!":
+        return _pure_guard(node.child_by_field_name("argument"))
+    if node.type == "binary_expression" and _text(node.child_by_field_name("operator")) in _COMPARISONS:
+        return _pure_guard(node.child_by_field_name("left")) and _pure_guard(node.child_by_field_name("right"))
+    return node.type in ("identifier", "null", "true", "false") or _pure(node)
+
+
 def chain(init, cond, update) -> Chain | None:
     """`for (p = X; p; p = p->next)` (the test may be `p != NULL`)."""
     start = _initialised(init)

@@ -10,6 +10,7 @@ engine runs the side once per way of that branch instead.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 from fmtcheck.c import folds, symbolic
@@ -159,6 +160,25 @@ def _one_iteration(f: Frame, loop_key: str, body: Callable, setter, per_cpu: boo
 
 
 ORDINARY = object()  # counted_loop / chain_loop: not a loop over an input here, run it as C does
+
+
+def guarded_loop(f: Frame, counter: str, counter_type: tuple, bound, guard: Callable, body: Callable,
+                 step: Callable, types: dict | None = None) -> Any:
+    """`for (i = A; G && i < E; i++)` by induction (`loopshapes.guarded`): the counted loop up to
+    (G ? E : A), A a small constant, so that its count is E - A when G holds and 0 when not; the
+    check that the body leaves the bound unchanged re-reads G too."""
+    start = f.vars.get(counter)
+    if type(start) is not int or not 0 <= start < 128:
+        return ORDINARY
+
+    def value(f: Frame) -> Any:
+        held = guard(f)
+        limit = as_int(bound.fn(f), f, bound.type, bound.text)
+        if isinstance(held, Sym):
+            return symbolic.choose(held, limit, start)
+        return limit if held else start
+
+    return counted_loop(f, counter, counter_type, dataclasses.replace(bound, fn=value), body, step, False, types)
 
 
 def counted_loop(f: Frame, counter: str, counter_type: tuple, bound, body: Callable, step: Callable,

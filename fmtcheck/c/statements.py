@@ -9,7 +9,7 @@ from typing import Any, Callable
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
 from fmtcheck.c.arith import as_int, branch
-from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, past_the_step_bound, row, symbolic_loop
+from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, guarded_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes, sameloops
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
 from fmtcheck.c.types import FREE, S32, U64, conv, type_size
@@ -526,7 +526,9 @@ def induction_of(compiler, node, body, scope, step):
     traces it by induction in proof mode, and for a counted loop whose body runs every iteration,
     one that ends a test case at once when the count is past the step bound (else a no-op)."""
     init_node, cond_node, update_node = (node.child_by_field_name(name) for name in ("initializer", "condition", "update"))
-    shape = loopshapes.counted(init_node, cond_node, update_node)
+    shape, guard = loopshapes.counted(init_node, cond_node, update_node), None
+    if shape is None and (found := loopshapes.guarded(init_node, cond_node, update_node)) is not None:
+        shape, guard = found[0], compiler.operand_truth(compiler.expr(found[1], scope), True)
     if shape is not None and scope.get(shape.counter, (None,))[0] == "int":
         bound = compiler.expr(shape.bound, scope)
         if bound.type[0] != "int":  # the type the comparison reads the bound in, as `binary` does
@@ -534,6 +536,8 @@ def induction_of(compiler, node, body, scope, step):
         counter, counter_type, where = shape.counter, scope[shape.counter], compiler.where(node)
         names = loopshapes.names_in(shape.bound) | {counter}
         precheck = _no_precheck
+        if guard is not None:
+            return (lambda f: guarded_loop(f, counter, counter_type, bound, guard, body, step, scope)), precheck
         if _runs_to_its_bound(compiler.unit, node.child_by_field_name("body"), names) and all(
                 scope.get(name, ("ptr",))[0] in ("ptr", "free") for name in names - {counter}):
             def precheck(f: Frame) -> None:
