@@ -3,7 +3,7 @@
 Prints MB/s for check and diff, the ratio to `cmp` on the same bytes (by wall time, and by CPU time,
 which a loaded machine disturbs less), the peak RSS and the 1-minute load. Run:
     python benchmarks/capture_speed.py [--mb 100] [--netdev-lines 100000] [--runs 3]
-        [--smaps PATH] [--smaps2 PATH] [--netdev PATH] [--netdev2 PATH]
+        [--smaps PATH] [--smaps2 PATH] [--netdev PATH] [--netdev2 PATH] [--venv PATH | --no-venv]
 Without paths the captures are generated: smaps from this process's own records (repeated with
 fresh addresses), net/dev from this machine's header and device rows with fresh names and counters
 of every digit length (a seeded generator: the same bytes on every run). diff compares two
@@ -18,6 +18,13 @@ package's bytecode cached (in a temporary PYCACHEPREFIX, as an installed package
 PYTHONDONTWRITEBYTECODE is set) and the grammar cache warm (a first run, not counted, fills both).
 `cmp` compares the capture with a byte copy of it (comparing a file with itself returns at once).
 The best of --runs runs is shown for each.
+The "user" lines are the figure #17 is judged on: the console script `fmtcheck check A` /
+`fmtcheck diff A B` run as a user runs it, whole process (wall and CPU time, peak RSS, exit status),
+from a clean venv (`python3 -m venv` without system site packages, a non-editable `pip install` of
+this checkout; created in a temporary directory, or reused from --venv PATH), beside the same
+command from the environment running this script ("dev": an editable install, whose start-up pays
+the editable finder and whatever .pth files the base interpreter's site-packages hold), in the same
+run as cmp. The commands run in a temporary directory, so that the clean venv imports its own copy.
 The "engine" line times the record regexes the check compiled (Python's `re` bulk regex, and RE2's
 plan where the check used one), each alone over the capture in memory from the first record on: the
 matching a check cannot do without. Beside the floor it bounds the ratio: no whole-process run of
@@ -190,7 +197,7 @@ def child_env(tmp: str) -> dict:
     return env
 
 
-def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
+def measure(label: str, a: str, b: str, runs: int, tmp: str, venv: str | None = None) -> None:
     """check A and diff A B, each beside cmp of A and a byte copy of A (two distinct files)."""
     copy = os.path.join(tmp, "copy")
     shutil.copyfile(a, copy)
@@ -203,6 +210,12 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
     cmp_rate = mb / cmp_dt
     print(f"{label}: {mb:.1f} MB; cmp {cmp_rate:.0f} MB/s ({cmp_dt:.3f} s, CPU {cmp_cpu:.3f} s); "
           f"load {os.getloadavg()[0]:.1f}")
+    for mode in ("check", "diff"):
+        total = mb + (os.path.getsize(b) / 1e6 if mode == "diff" else 0)
+        for where, script in (("user (clean venv)", venv), ("dev environment", os.path.dirname(sys.executable))):
+            if script is not None:
+                _user_line(mode, where, os.path.join(script, "fmtcheck"), (a, b), runs, tmp,
+                           (cmp_dt * total / mb, cmp_cpu * total / mb))
     ceilings = [_dfa_lines(a) for _ in range(runs)]
     ceiling = min(ceilings) if None not in ceilings else None
     if ceiling is not None:
@@ -245,6 +258,45 @@ def measure(label: str, a: str, b: str, runs: int, tmp: str) -> None:
     os.unlink(copy)
 
 
+def _user_line(mode: str, where: str, script: str, captures: tuple, runs: int, tmp: str,
+               cmp_same: tuple) -> None:
+    """Print the whole process of `fmtcheck check A` (or `diff A B`) as SCRIPT runs it: best wall
+    and CPU time of RUNS runs (after one uncounted run that fills the grammar cache), the ratio to
+    cmp's time on as many bytes (CMP_SAME: wall, CPU), peak RSS and exit status."""
+    cmd = [script, mode, *(captures[:1] if mode == "check" else captures)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    _process(cmd, tmp, env)
+    results = [_process(cmd, tmp, env) for _ in range(runs)]
+    wall, cpu = min(r[0] for r in results), min(r[1] for r in results)
+    rss, codes = max(r[2] for r in results), sorted({r[3] for r in results})
+    print(f"  {mode}, {where}: `fmtcheck {mode}` whole process {wall:.3f} s (CPU {cpu:.3f} s): ratio to cmp "
+          f"{cmp_same[0] / wall:.3f} (by CPU time {cmp_same[1] / cpu:.3f}); peak RSS {rss / 1024:.0f} MB; "
+          f"exit {'/'.join(map(str, codes))}; load {os.getloadavg()[0]:.1f}")
+
+
+def _process(cmd: list[str], cwd: str, env: dict) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, peak RSS in KiB, exit status) of CMD, its own rusage (wait4)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def clean_venv(tmp: str) -> str:
+    """The bin directory of a venv made as a user makes one: no system site packages, this checkout
+    installed by pip, not editable (its bytecode compiled at install, as pip does)."""
+    path = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", path], check=True)
+    subprocess.run([os.path.join(path, "bin", "python"), "-m", "pip", "install", "-q", ROOT], check=True,
+                   cwd=tmp)
+    return os.path.join(path, "bin")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=100, help="size of the generated smaps capture")
@@ -255,19 +307,22 @@ def main() -> None:
     ap.add_argument("--netdev", help="a net/dev capture to use instead of generating one")
     ap.add_argument("--netdev2", help="the NEW side of the net/dev diff (default: generated)")
     ap.add_argument("--only", choices=("smaps", "netdev"), help="measure one capture only")
+    ap.add_argument("--venv", help="a clean venv (its directory) with fmtcheck installed, instead of making one")
+    ap.add_argument("--no-venv", action="store_true", help="measure this environment only (no clean venv)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        venv = None if args.no_venv else os.path.join(args.venv, "bin") if args.venv else clean_venv(tmp)
         if args.only != "netdev":
             smaps_new = lambda path, old: generate(  # noqa: E731 - same layout, other addresses
                 path, args.mb if not args.smaps else max(1, os.path.getsize(old) >> 20), seed_addr=0x560000000000)
             _run("smaps", (args.smaps, lambda path: generate(path, args.mb)), (args.smaps2, smaps_new),
-                 args.runs, tmp)
+                 args.runs, tmp, venv)
         if args.only != "smaps":
             _run("net/dev", (args.netdev, lambda path: generate_netdev(path, args.netdev_lines)),
-                 (args.netdev2, lambda path, old: generate_netdev(path, args.netdev_lines, seed=2)), args.runs, tmp)
+                 (args.netdev2, lambda path, old: generate_netdev(path, args.netdev_lines, seed=2)), args.runs, tmp, venv)
 
 
-def _run(label: str, old: tuple, new: tuple, runs: int, tmp: str) -> None:
+def _run(label: str, old: tuple, new: tuple, runs: int, tmp: str, venv: str | None) -> None:
     """Measure on the given captures, or on generated ones (removed afterwards)."""
     a = old[0] or os.path.join(tmp, "old")
     b = new[0] or os.path.join(tmp, "new")
@@ -275,7 +330,7 @@ def _run(label: str, old: tuple, new: tuple, runs: int, tmp: str) -> None:
         old[1](a)
     if not new[0]:
         new[1](b, a)
-    measure(label, a, b, runs, tmp)
+    measure(label, a, b, runs, tmp, venv)
     for path in (a, b):
         if path.startswith(tmp):
             os.unlink(path)
