@@ -45,7 +45,8 @@ from re import _parser as sre_parse
 
 ALL = (1 << 256) - 1
 NEWLINE = 1 << 10
-CACHED_FROM = 2048  # pattern bytes from which a translation is kept in the per-user cache (`gcache`)
+CACHED_FROM = 256  # pattern bytes from which a translation is kept in the per-user cache (`gcache`):
+# a 600-byte smaps line takes ~4 ms to translate, ~0.1 ms to read back
 RE2_MAX_MEM = 64 << 20  # bytes RE2 may use for one program and its DFA (re2 default: 8 MiB)
 _CATEGORIES = {
     C.CATEGORY_DIGIT: sum(1 << b for b in b"0123456789"),
@@ -55,7 +56,7 @@ _CATEGORIES = {
 _CATEGORIES[C.CATEGORY_NOT_DIGIT] = ALL & ~_CATEGORIES[C.CATEGORY_DIGIT]
 _CATEGORIES[C.CATEGORY_NOT_SPACE] = ALL & ~_CATEGORIES[C.CATEGORY_SPACE]
 _CATEGORIES[C.CATEGORY_NOT_WORD] = ALL & ~_CATEGORIES[C.CATEGORY_WORD]
-_REFUSED_FLAGS = re.I | re.M | re.X | re.L | re.U | re.A
+REFUSED_FLAGS = re.I | re.M | re.X | re.L | re.U | re.A
 MAX_COUNT = 1000  # RE2's largest repeat count
 
 
@@ -191,7 +192,7 @@ def _leading_key_end(raw: bytes, group: str) -> bytes:
                 continue
             if part[0][1][0] == gid:
                 end = part[1][1]
-                return b"" if _chars(part[0]) & (1 << end) else bytes([end])
+                return b"" if chars_of(part[0]) & (1 << end) else bytes([end])
         return b""
     except (Untranslatable, re.error, RecursionError, OverflowError):
         return b""
@@ -201,7 +202,7 @@ def translate_line_record(pattern: bytes) -> list[bytes]:
     """The RE2 patterns whose conjunction matches a line exactly when PATTERN does (each one line,
     newline included). Raises Untranslatable."""
     tree = sre_parse.parse(pattern, re.S)
-    if tree.state.flags & _REFUSED_FLAGS:
+    if tree.state.flags & REFUSED_FLAGS:
         raise Untranslatable("flags")
     items = list(tree)
     lines = []
@@ -212,22 +213,22 @@ def translate_line_record(pattern: bytes) -> list[bytes]:
         lines.append(list(body))
     lines.append(items)
     for line in lines:
-        _check_one_line(line)
+        check_one_line(line)
     return [_seq(line, None).encode("latin-1") for line in lines]
 
 
-def _check_one_line(items: list) -> None:
+def check_one_line(items: list) -> None:
     """The items end with the newline, and nothing before it can consume one."""
     if not items or items[-1] != (C.LITERAL, 10):
         raise Untranslatable("not one line")
-    if _chars_seq(items[:-1]) & NEWLINE:
+    if chars_of_seq(items[:-1]) & NEWLINE:
         raise Untranslatable("a newline inside the record")
 
 
 # -- what items can consume and start with --------------------------------------------------------
 
 
-def _chars(item) -> int:
+def chars_of(item) -> int:
     """The bytes ITEM can consume (a bit set)."""
     op, av = item
     if op is C.LITERAL:
@@ -241,55 +242,55 @@ def _chars(item) -> int:
     if op is C.BRANCH:
         out = 0
         for alt in av[1]:
-            out |= _chars_seq(alt)
+            out |= chars_of_seq(alt)
         return out
     if op is C.SUBPATTERN:
-        return _chars_seq(av[3])
+        return chars_of_seq(av[3])
     if op is C.ATOMIC_GROUP:
-        return _chars_seq(av)
+        return chars_of_seq(av)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-        return _chars_seq(av[2]) if av[1] else 0
-    if op is C.ASSERT_NOT:
+        return chars_of_seq(av[2]) if av[1] else 0
+    if op in (C.ASSERT_NOT, C.ASSERT):  # a look-around consumes nothing (`_item` still refuses ASSERT)
         return 0
     raise Untranslatable(str(op))
 
 
-def _chars_seq(items) -> int:
+def chars_of_seq(items) -> int:
     out = 0
     for item in items:
-        out |= _chars(item)
+        out |= chars_of(item)
     return out
 
 
-def _first(item) -> tuple[int, bool]:
+def first_of(item) -> tuple[int, bool]:
     """(the bytes a match of ITEM can start with, whether it can match empty)."""
     op, av = item
     if op in (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN):
-        return _chars(item), False
+        return chars_of(item), False
     if op is C.BRANCH:
         first, empty = 0, False
         for alt in av[1]:
-            f, e = _first_seq(alt)
+            f, e = first_of_seq(alt)
             first, empty = first | f, empty or e
         return first, empty
     if op is C.SUBPATTERN:
-        return _first_seq(av[3])
+        return first_of_seq(av[3])
     if op is C.ATOMIC_GROUP:
-        return _first_seq(av)
+        return first_of_seq(av)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         if not av[1]:
             return 0, True
-        f, e = _first_seq(av[2])
+        f, e = first_of_seq(av[2])
         return f, e or av[0] == 0
-    if op is C.ASSERT_NOT:
+    if op in (C.ASSERT_NOT, C.ASSERT):
         return 0, True
     raise Untranslatable(str(op))
 
 
-def _first_seq(items) -> tuple[int, bool]:
+def first_of_seq(items) -> tuple[int, bool]:
     first = 0
     for item in items:
-        f, empty = _first(item)
+        f, empty = first_of(item)
         first |= f
         if not empty:
             return first, False
@@ -305,7 +306,7 @@ def _seq(items, follow: int | None) -> str:
     out = []
     for item in reversed(items):
         out.append(_item(item, follow))
-        first, empty = _first(item)
+        first, empty = first_of(item)
         follow = first if not empty else None if follow is None else first | follow
     return "".join(reversed(out))
 
@@ -315,7 +316,7 @@ def _item(item, follow: int | None) -> str:
     if op is C.LITERAL:
         return f"\\x{av:02x}"
     if op in (C.NOT_LITERAL, C.ANY, C.IN):
-        return _class(_chars(item))
+        return _class(chars_of(item))
     if op is C.BRANCH:
         return "(?:" + "|".join(_seq(alt, follow) for alt in av[1]) + ")"
     if op is C.SUBPATTERN:
@@ -323,13 +324,13 @@ def _item(item, follow: int | None) -> str:
             raise Untranslatable("flags in a group")
         return "(?:" + _seq(av[3], follow) + ")"
     if op is C.ATOMIC_GROUP:
-        _settled(av, follow)
+        require_settled(av, follow)
         return "(?:" + _seq(av, follow) + ")"
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         lo, hi, body = av
         if op is C.POSSESSIVE_REPEAT:
-            _settled(body, follow)
-        inner = _seq(body, None if follow is None else _first_seq(body)[0] | follow)
+            require_settled(body, follow)
+        inner = _seq(body, None if follow is None else first_of_seq(body)[0] | follow)
         return "(?:" + inner + ")" + _count(lo, hi) + ("?" if op is C.MIN_REPEAT else "")
     if op is C.ASSERT_NOT:
         _never_next(av, follow)
@@ -343,14 +344,14 @@ def _never_next(av, follow: int | None) -> None:
     direction, body = av
     if direction != 1 or len(body) != 1 or body[0][0] not in (C.LITERAL, C.NOT_LITERAL, C.IN, C.ANY):
         raise Untranslatable("a look-ahead")
-    if follow is None or _chars(body[0]) & follow:
+    if follow is None or chars_of(body[0]) & follow:
         raise Untranslatable("a look-ahead that what follows does not settle")
 
 
-def _settled(body, follow: int | None) -> None:
+def require_settled(body, follow: int | None) -> None:
     """An atomic group (or possessive repeat) of BODY has one possible end wherever it starts when
     what must follow it is a byte BODY can never consume; else it is not translated."""
-    if follow is None or _chars_seq(body) & follow:
+    if follow is None or chars_of_seq(body) & follow:
         raise Untranslatable("an atomic group whose end is not fixed by what follows")
 
 

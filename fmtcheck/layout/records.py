@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from fmtcheck.layout import dfa, halves, reader
+from fmtcheck.layout import dfa, halves, native, reader
 from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
 from fmtcheck.layout.lookahead import (
     as_key,
@@ -117,9 +117,10 @@ class RecordMatcher:
             return False
         checks = comp.checks
         if not checks and (not self.collect or self.dfa_keys(node, comp) is not None):
-            matched, refused = self.dfa_lines(comp, st, top, node)
-            if matched or refused:
-                return matched
+            for bulk_lines in (native.match_records, RecordMatcher.dfa_lines):  # C, else RE2, else re below
+                matched, refused = bulk_lines(self, comp, st, top, node)
+                if matched or refused:
+                    return matched
         keys = [comp.groups[k] for k in node.key if k in comp.groups] if self.collect else None
         name = node.name
         nkeys = len(keys or ())

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fmtcheck.layout import records
+from _paths import readable_captures
 from fmtcheck.layout.capture import check_bytes
-from fmtcheck.layout.language import detect_grammar
 
 pytest.importorskip("re2", reason="google-re2 is not installed: the DFA path is not used")
 
@@ -23,16 +23,7 @@ FILES += [Path(p) for p in ("/proc/net/dev", "/proc/diskstats", "/proc/softirqs"
 
 
 def _captures() -> list[tuple[str, bytes]]:
-    out = []
-    for path in FILES:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        g = detect_grammar(data[:65536], path.name)
-        if g is not None and data:
-            out.append((g.name, data))
-    return out
+    return readable_captures(FILES)
 
 
 CAPTURES = _captures()

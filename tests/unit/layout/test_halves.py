@@ -6,7 +6,7 @@ import pytest
 
 from _paths import FIXTURES
 from fmtcheck.common.options import Options
-from fmtcheck.layout import halves, reader, records
+from fmtcheck.layout import halves, native, reader, records
 from fmtcheck.layout.capture import check_captures
 
 SMAPS = (FIXTURES / "captures" / "smaps_small").read_bytes()
@@ -28,6 +28,7 @@ def split(monkeypatch):
     monkeypatch.setattr(reader, "CHUNK", 3000)
     monkeypatch.setattr(reader, "MARGIN", 900)
     monkeypatch.setattr(records, "DFA_MIN_BYTES", 2000)  # its look ahead would read a small capture whole
+    monkeypatch.setattr(native, "ENABLED", False)  # halves serve Python's re; the native matcher has its own
     meetings = []
     plain = records.RecordMatcher.second_half_records
 

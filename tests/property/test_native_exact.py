@@ -1,0 +1,164 @@
+"""The native record matcher (fmtcheck.layout.native, the C extension `crecords`) stops at exactly
+the offset where Python's `re` bulk regex stops, and `check` / `diff` give the very same results
+with and without it, on real captures (one-line records: net/dev, diskstats, softirqs, stat,
+vmstat, interrupts; multi-line records with seq_pad look-behinds: smaps) mutated the ways a
+capture goes wrong: a width, a separator, a digit, a dropped column, a NUL, a non-ASCII byte, a
+CRLF line end."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fmtcheck.layout import native, reader, records
+from _paths import readable_captures
+from fmtcheck.layout.capture import check_bytes
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="the native matcher is not built (no C compiler "
+                                "at install) or FMTCHECK_NATIVE=off")
+
+ROOT = Path(__file__).resolve().parents[2]
+JC = ROOT.parent / "shared" / "fixtures" / "jc-linux-proc"
+FILES = [JC / n for n in ("net_dev", "diskstats", "softirqs", "stat", "vmstat", "interrupts", "pid_smaps")]
+FILES += [Path(p) for p in ("/proc/net/dev", "/proc/diskstats", "/proc/self/smaps")]
+
+
+def _captures() -> list[tuple[str, bytes]]:
+    return readable_captures(FILES)
+
+
+def _record_runs(grammar: str, data: bytes) -> list[tuple[str, int]]:
+    """(record pattern, where its records start) of each bulk run a check of DATA makes natively."""
+    seen = []
+    saved, match = native.NATIVE_MIN_BYTES, native.match_records
+
+    def watched(m, comp, state, top, node):
+        if native.table_for(comp.pattern) is not None:
+            seen.append((comp.pattern, state.pos))
+        return match(m, comp, state, top, node)
+
+    native.NATIVE_MIN_BYTES, native.match_records = 0, watched
+    try:
+        check_bytes(data, grammar)
+    finally:
+        native.NATIVE_MIN_BYTES, native.match_records = saved, match
+    return list(dict.fromkeys(seen))
+
+
+CAPTURES = _captures()
+RUNS = [(pattern, start, data) for grammar, data in CAPTURES for pattern, start in _record_runs(grammar, data)]
+
+
+def test_the_captures_give_one_line_and_multi_line_records():
+    if not RUNS:
+        pytest.skip("no capture with records is readable here")
+    multi = [p for p, _, _ in RUNS if not native.table_for(p).one_line]
+    if any(g == "smaps" for g, _ in CAPTURES):
+        assert multi, "smaps records (several lines, seq_pad look-behinds) have a native table"
+
+
+MUTATIONS = ["width+", "width-", "separator", "digit", "drop-column", "nul", "non-ascii", "crlf", "none"]
+
+
+def mutate(data: bytes, kind: str, where: int, pick: int) -> bytes:
+    """DATA with one line (the WHERE-th, counted round) changed the KIND way."""
+    lines = data.split(b"\n")
+    i = where % max(1, len(lines) - 1)
+    line = lines[i]
+    if not line:
+        return data
+    tokens = [m.span() for m in re.finditer(rb"\S+", line)]
+    col = pick % len(line)
+    if kind == "width+":
+        line = line[:col] + b" " + line[col:]
+    elif kind == "width-" and b" " in line:
+        j = line.find(b" ", col) if line.find(b" ", col) >= 0 else line.find(b" ")
+        line = line[:j] + line[j + 1:]
+    elif kind == "separator":
+        j = line.find(b" ", col)
+        line = line[:j] + b"\t" + line[j + 1:] if j >= 0 else line + b":"
+    elif kind == "digit":
+        digits = [k for k, b in enumerate(line) if 48 <= b <= 57]
+        if digits:
+            k = digits[pick % len(digits)]
+            line = line[:k] + (b"0" if line[k] != 48 else b"9") + line[k + 1:]
+    elif kind == "drop-column" and tokens:
+        a, b = tokens[pick % len(tokens)]
+        line = line[:a] + line[b:]
+    elif kind == "nul":
+        line = line[:col] + b"\0" + line[col:]
+    elif kind == "non-ascii":
+        line = line[:col] + b"\xc3\xa9" + line[col + 1:]
+    elif kind == "crlf":
+        line = line + b"\r"
+    lines[i] = line
+    return b"\n".join(lines)
+
+
+@pytest.mark.skipif(not RUNS, reason="no capture with records is readable here")
+@settings(max_examples=300)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
+       pick=st.integers(0, 1 << 16), shift=st.integers(0, 8))
+def test_the_native_matcher_stops_where_python_re_stops(which, kind, where, pick, shift):
+    pattern, start, data = RUNS[which % len(RUNS)]
+    data = data[:start] + mutate(data[start:], kind, where, pick)  # the records' lines (and what follows)
+    for _ in range(shift):  # other line starts too (the run starts at any record, or none)
+        nl = data.find(b"\n", start)
+        start = nl + 1 if 0 <= nl < len(data) - 1 else start
+    table = native.table_for(pattern)
+    m = records.bulk_regex(pattern).match(data, start)
+    expected = m.end() if m else start
+    end, died, lines = table.run(data, start, len(data))
+    assert end == expected
+    assert lines == data.count(b"\n", start, end)
+    if died:
+        assert re.compile(pattern.encode("latin-1"), re.S).match(data, end) is None
+
+
+def _results(grammar: str, data: bytes, use_native: bool, chunk: int):
+    saved = native.ENABLED, native.NATIVE_MIN_BYTES, reader.CHUNK, reader.PIECE
+    native.ENABLED, native.NATIVE_MIN_BYTES = use_native, 0
+    reader.CHUNK, reader.PIECE = chunk, min(chunk, reader.PIECE)
+    try:
+        r = check_bytes(data, grammar)
+    finally:
+        native.ENABLED, native.NATIVE_MIN_BYTES, reader.CHUNK, reader.PIECE = saved
+    return r.verdict, r.divergences, r.notes, r.cases
+
+
+@pytest.mark.skipif(not CAPTURES, reason="no capture with records is readable here")
+@settings(max_examples=150)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
+       pick=st.integers(0, 1 << 16), chunk=st.sampled_from([reader.CHUNK, 4096, 65536]))
+def test_check_gives_the_same_result_with_and_without_the_native_matcher(which, kind, where, pick, chunk):
+    grammar, data = CAPTURES[which % len(CAPTURES)]
+    data = mutate(data, kind, where, pick)  # any line: a header too
+    assert _results(grammar, data, True, chunk) == _results(grammar, data, False, chunk)
+
+
+@pytest.mark.skipif(not CAPTURES, reason="no capture with records is readable here")
+@settings(max_examples=40)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
+       pick=st.integers(0, 1 << 16))
+def test_diff_gives_the_same_result_with_and_without_the_native_matcher(tmp_path_factory, which, kind, where, pick):
+    from fmtcheck.common.options import Options
+    from fmtcheck.layout.diff import diff_captures
+
+    grammar, data = CAPTURES[which % len(CAPTURES)]
+    d = tmp_path_factory.mktemp("native")
+    (d / "old").write_bytes(data)
+    (d / "new").write_bytes(mutate(data, kind, where, pick))
+    out = []
+    saved = native.ENABLED, native.NATIVE_MIN_BYTES
+    try:
+        for use in (True, False):
+            native.ENABLED, native.NATIVE_MIN_BYTES = use, 0
+            r = diff_captures(str(d / "old"), str(d / "new"), Options(grammar=grammar)).results[0]
+            out.append((r.verdict, r.divergences, r.notes))
+    finally:
+        native.ENABLED, native.NATIVE_MIN_BYTES = saved
+    assert out[0] == out[1]
