@@ -107,7 +107,9 @@ def _subparser(sub, name: str, help_text: str, description: str) -> argparse.Arg
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ONLY, the parser of that command alone (what a run of it needs: the
+    others cost milliseconds of start-up that `check` and `diff` are measured on, issue #17)."""
     from fmtcheck import __version__
 
     parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0], epilog=EXIT_STATUS_HELP,
@@ -115,7 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fmtcheck {__version__}",
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(sub)
+    return parser
 
+
+def _add_verify(sub) -> None:
     p = _subparser(sub, "verify", "compare two C sources (old, new)",
                    "Do two versions of C output code print the same bytes? (- reads one of them from stdin)")
     p.add_argument("old", nargs="?", help="reference C source (omit with --grammar)")
@@ -129,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     _color(p)
     _accepted_silently(p, "--tree")
 
+
+def _add_patch(sub) -> None:
     p = _subparser(sub, "patch", "judge a kernel patch, mbox or thread",
                    "Does this kernel patch change the bytes any /proc (seq_file) output code prints? "
                    "Each PATCH gets its report; one that cannot be read is reported in its place.")
@@ -143,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     _fail_on(p)
     _color(p)
 
+
+def _add_range(sub) -> None:
     p = _subparser(sub, "range", "judge every commit of a range in a git checkout",
                    "Judge every commit of a revision range in a git checkout, as `patch` judges one patch.")
     p.add_argument("spec", metavar="A..B", help="a revision range (or one revision: its history)")
@@ -157,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     _color(p)
     _fail_on(p)
 
+
+def _add_check(sub) -> None:
     p = _subparser(sub, "check", "check captures against a grammar",
                    "Is this captured /proc text exactly what the kernel's layout prints for its values?")
     p.add_argument("captures", nargs="+", metavar="CAPTURE", help="a captured /proc file (- for stdin)")
@@ -166,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     _color(p)
     _accepted_silently(p, "--max-examples", "--seed", "--tree")
 
+
+def _add_diff(sub) -> None:
     p = _subparser(sub, "diff", "compare the layout of two captures",
                    "Do two captures of the same /proc file have the same layout? Values may differ.")
     p.add_argument("old", help="the capture taken first (- for stdin)")
@@ -177,11 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
     _color(p)
     _accepted_silently(p, "--max-examples", "--seed", "--tree")
 
+
+def _add_grammars(sub) -> None:
     p = _subparser(sub, "grammars", "list grammars or show one",
                    "List the grammars of /proc layouts, or show one with an annotated example rendering.")
     p.add_argument("name", nargs="?", help="the grammar to show")
     _format(p, ("text", "json"))
 
+
+def _add_reads(sub) -> None:
     p = _subparser(sub, "reads", "model or measure how read() slices seq_file output",
                    "How read() slices seq_file output, in the model or on the live kernel.")
     p.add_argument("source", nargs="?", help="a /proc path (live mode) or a capture (model mode; - for stdin)")
@@ -192,7 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", metavar="MODE", help="record unit: lines, file (one record), re:REGEX")
     _format(p, ("text", "json"))
     _search(p)
-    return parser
+
+_COMMANDS: dict[str, Callable] = {"verify": _add_verify, "patch": _add_patch, "range": _add_range, "check": _add_check,
+                                  "diff": _add_diff, "grammars": _add_grammars, "reads": _add_reads}
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command ARGV starts with, or None (an option first, a mistyped command: the whole parser
+    then answers, with every command in its help and its errors)."""
+    return argv[0] if argv and argv[0] in _COMMANDS else None
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -327,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_command(argv: Sequence[str] | None = None) -> int:
     global _ARGV
     _ARGV = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(_ARGV)
+    args = build_parser(command_word(_ARGV)).parse_args(_ARGV)
     as_json = getattr(args, "format", "text") == "json"
     quiet = getattr(args, "quiet", False)
     try:

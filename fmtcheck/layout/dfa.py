@@ -33,11 +33,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-try:  # an optional accelerator: without it every record is matched by Python's re
-    import re2
-except ImportError:  # pragma: no cover - the project depends on google-re2
-    re2 = None
-
 from fmtcheck.layout.gcache import cached_bytes
 
 from re import _constants as C  # noqa: N812 - the opcodes of Python's own regex parse tree
@@ -101,8 +96,20 @@ class LinePlan:
         return end
 
 
+@functools.lru_cache(maxsize=1)
+def _re2():
+    """The `re2` module, imported when a plan is first built (6-8 ms of start-up that a check whose
+    records the native matcher takes, or a small capture, never needs); None when not installed
+    (every record is then matched by Python's re)."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - the project depends on google-re2
+        return None
+    return re2
+
+
 def available() -> bool:
-    return re2 is not None
+    return _re2() is not None
 
 
 _BUILT: set[str] = set()  # patterns plan_for has answered in this process (kept by its cache)
@@ -121,6 +128,7 @@ def plan_for(pattern: str) -> LinePlan | None:
     if len(_BUILT) >= 128:  # the cache's size: what it may have dropped is no longer known built
         _BUILT.clear()
     _BUILT.add(pattern)
+    re2 = _re2()
     if re2 is None:
         return None
     try:

@@ -134,3 +134,23 @@ def test_every_document_the_readme_and_the_help_name_is_in_the_repository() -> N
     assert "docs/cli-contract.md" in named and "docs/consumers.md" in named  # the scan sees them
     missing = sorted(doc for doc in named if not (root / doc).is_file())
     assert missing == [], missing
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "--bogus"], ["check", "-h"], ["diff", "--help"],
+                                  ["check", "--format", "xml", "x"], ["diff", str(CAPTURES)], ["chek"],
+                                  ["check", "/nonexistent", "--format=json"]])
+def test_a_run_builds_its_commands_parser_alone_with_the_same_answers(argv, capsys, monkeypatch) -> None:
+    """`fmtcheck check` / `diff` build only their own parser (start-up, issue #17): help, usage
+    errors and reports are those of the whole parser."""
+    import fmtcheck.cli as cli
+
+    answers, word_of = [], cli.command_word
+    for word in (word_of, lambda argv: None):
+        monkeypatch.setattr(cli, "command_word", word)
+        try:
+            code = main(list(argv))
+        except SystemExit as end:
+            code = end.code
+        answers.append((code, *capsys.readouterr()))
+    assert answers[0] == answers[1]
+    assert word_of(argv) == (argv[0] if argv[0] in ("check", "diff") else None)

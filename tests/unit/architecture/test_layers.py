@@ -90,6 +90,19 @@ def test_the_check_and_diff_paths_import_no_parser():
     assert run.stdout.strip() == "[]", run.stdout + run.stderr
 
 
+def test_the_check_and_diff_paths_import_only_what_matching_needs():
+    """`fmtcheck check` / `diff` start in what cmp takes for a few MB (issue #17): their modules
+    import no RE2 (imported when a plan is first built: the native matcher or a small capture never
+    needs it), no DFA builder (`automaton`: only when a record table is built for the cache), no
+    solver, C parser or search library, and no other front end."""
+    heavy = ("re2", "fmtcheck.layout.automaton", "z3", "tree_sitter", "tree_sitter_c", "hypothesis", "unidiff",
+             "tqdm", "fmtcheck.engine", "fmtcheck.c", "fmtcheck.patch", "fmtcheck.impact", "fmtcheck.reads")
+    code = ("import sys; import fmtcheck.cli, fmtcheck.layout.capture, fmtcheck.layout.diff; "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "[]", run.stdout + run.stderr
+
+
 def test_the_check_and_diff_paths_import_no_file_utilities():
     """importlib.resources (tempfile, shutil, zipfile, ~13 ms of start-up) stays out of the check
     and diff paths: grammars are read from their directory, and tempfile is imported only to fill
