@@ -25,8 +25,8 @@ this checkout; created in a temporary directory, or reused from --venv PATH), be
 command from the environment running this script ("dev": an editable install, whose start-up pays
 the editable finder and whatever .pth files the base interpreter's site-packages hold), in the same
 run as cmp. The commands run in a temporary directory, so that the clean venv imports its own copy.
-The "engine" line times the record regexes the check compiled (Python's `re` bulk regex, and RE2's
-plan where the check used one), each alone over the capture in memory from the first record on: the
+The "engine" line times the record regexes the check compiled (Python's `re` bulk regex, RE2's
+plan and the native matcher's table where the check used one), each alone over the capture in memory from the first record on: the
 matching a check cannot do without. Beside the floor it bounds the ratio: no whole-process run of
 this design can beat cmp / (floor + engine), by wall time or by CPU time ("bound" in that line).
 The "ceiling" line times RE2's DFA running the simplest line pattern over the capture (in memory,
@@ -76,12 +76,13 @@ print(dt, startup, r.results[0].verdict if r else "-", resource.getrusage(resour
 ENGINE = r"""
 import json, sys, time
 from fmtcheck.common.options import Options
-from fmtcheck.layout import dfa, records
+from fmtcheck.layout import dfa, native, records
 from fmtcheck.layout.capture import check_captures
-seen = {"re": [], "RE2": []}
-bulk, plan = records.bulk_regex, dfa.plan_for
+seen = {"re": [], "RE2": [], "native": []}
+bulk, plan, table = records.bulk_regex, dfa.plan_for, native.table_for
 records.bulk_regex = lambda p: seen["re"].append(p) or bulk(p)  # what the check compiles, watched
 dfa.plan_for = lambda p: seen["RE2"].append(p) or plan(p)
+native.table_for = lambda p: seen["native"].append(p) or table(p)
 check_captures([sys.argv[1]], Options())
 data = open(sys.argv[1], "rb").read()
 starts = [0]
@@ -91,12 +92,14 @@ stop = data.rfind(b"\n") + 1
 best = {}
 for kind, patterns in seen.items():
     for pattern in dict.fromkeys(patterns):
-        rx = bulk(pattern) if kind == "re" else plan(pattern)
+        rx = {"re": bulk, "RE2": plan, "native": table}[kind](pattern)
         if rx is None:
             continue
         def run(s, rx=rx, kind=kind):
             if kind == "RE2":
                 return rx.end(data, s, stop)
+            if kind == "native":
+                return rx.run(data, s, stop)[0] if rx.usable_at(data, s) else s
             m = rx.match(data, s)
             return m.end() if m else s
         start = max(starts, key=lambda s: run(s) - s)  # where this pattern's records begin
