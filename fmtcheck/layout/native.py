@@ -14,7 +14,7 @@ the extension (no compiler at install), for a pattern with no exact DFA (`automa
 or with FMTCHECK_NATIVE=off in the environment (read once, at import), records are matched by RE2
 or Python's `re` as before. The table of a pattern is built once (0.2 s for a net/dev row, 2 s for
 an smaps record) and kept in the per-user cache (`gcache`), so it is built only for captures of
-NATIVE_MIN_BYTES or more.
+NATIVE_MIN_BYTES or more, and not at all when the cache is off (FMTCHECK_CACHE_DIR=off).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import os
 import struct
 from dataclasses import dataclass
 
-from fmtcheck.layout.gcache import cached_bytes
+from fmtcheck.layout.gcache import cache_dir, cached_bytes
 
 try:  # an optional accelerator: without it records are matched by RE2 or Python's re
     from fmtcheck.layout import crecords
@@ -68,8 +68,8 @@ def available() -> bool:
 @functools.lru_cache(maxsize=32)
 def table_for(pattern: str) -> Table | None:
     """The native table of the record regex PATTERN, or None (no extension, or no exact DFA)."""
-    if not ENABLED:
-        return None
+    if not ENABLED or cache_dir() is None:
+        return None  # without the per-user cache every run would build the table again (seconds)
     try:
         raw = pattern.encode("latin-1")
     except UnicodeEncodeError:

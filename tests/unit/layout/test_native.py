@@ -119,3 +119,14 @@ def test_fmtcheck_native_off_disables_it():
 def test_one_line_records_are_known_as_such():
     assert automaton.one_line(rb"(?=[0-9 ]+\n)[0-9]+ ?\n") == 1
     assert automaton.one_line(rb"[0-9]+\nV\n") == 0
+
+
+@needs_native
+def test_without_the_cache_no_table_is_built(monkeypatch):
+    """Every run would build it again (seconds for an smaps record): records go through re."""
+    monkeypatch.setenv("FMTCHECK_CACHE_DIR", "off")
+    native.table_for.cache_clear()
+    try:
+        assert native.table_for("[0-9]+\\n") is None
+    finally:
+        native.table_for.cache_clear()
