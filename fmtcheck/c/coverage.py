@@ -16,15 +16,16 @@ from typing import Any
 
 MAX_SITES = 4096  # conditions tracked per side; more are left to the case budget
 MAX_SITE_KEYS = 8  # input keys remembered per condition, to aim cases at it
-RECENT_READS = 64 * MAX_SITE_KEYS
-MAX_TABLE_ENTRIES = 256  # entries of a table indexed by an input that a search must each read  # how far back the reads before a comparison of locals are looked at
+RECENT_READS = 64 * MAX_SITE_KEYS  # how far back the reads before a comparison of locals are looked at
+MAX_TABLE_ENTRIES = 256  # entries of a table indexed by an input that a search must each read
 
 
 class Site:
     """One condition (an `if`, a loop test, `&&`/`||` operands) or one comparison of the code."""
 
     __slots__ = ("where", "text", "compare", "outcomes", "boundary", "values", "keys", "case",
-                 "operands", "dependent", "order", "recent", "aim_only", "entries", "entries_seen", "entries_tried", "hits")
+                 "operands", "dependent", "order", "recent", "aim_only", "entries", "entries_seen",
+                 "entries_tried", "hits")
 
     def __init__(self, where: str, text: str, compare: bool, order: int) -> None:
         self.where = where.split("#", 1)[0]  # FILE:LINE:COLUMN; the byte offset only keeps names apart
