@@ -8,16 +8,19 @@ as an internal error on one line (exit 2) unless FMTCHECK_DEBUG is set.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import functools
 import os
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from fmtcheck.common.errors import FmtcheckError
+from fmtcheck.common.plain import plain
 
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
 if TYPE_CHECKING:  # imported where used: `--help` and `--version` load almost nothing
+    import argparse
+    from typing import Callable, Iterator, Sequence
+
     from fmtcheck.common.options import Options
 
 
@@ -37,13 +40,20 @@ FORMAT_HELP = ("report format: text (default), json (docs/fmtcheck-report.schema
                "text also carries annotations when GITHUB_ACTIONS=true")
 
 
-class _Parser(argparse.ArgumentParser):
+@functools.lru_cache(maxsize=1)
+def _parser_class() -> type:
     """argparse that reports usage errors in the contract's one-line form (JSON on stdout when
-    --format json was asked for)."""
+    --format json was asked for). Made when a parser is first built: `quick_args` answers the plain
+    forms of check and diff without argparse."""
+    import argparse
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        _report_error(Failure("usage", message, 2), wants_json(sys.argv[1:] if _ARGV is None else _ARGV), "usage")
-        raise SystemExit(2)
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            _report_error(Failure("usage", message, 2), wants_json(sys.argv[1:] if _ARGV is None else _ARGV),
+                          "usage")
+            raise SystemExit(2)
+
+    return _Parser
 
 
 _ARGV: list[str] | None = None
@@ -95,6 +105,8 @@ def _tree(p: argparse.ArgumentParser) -> None:
 def _accepted_silently(p: argparse.ArgumentParser, *names: str) -> None:
     """The contract's common options a subcommand has no use for: still accepted (scripts
     written against the contract keep working), not offered in its help."""
+    import argparse
+
     table = {"--max-examples": dict(type=int, default=200), "--seed": dict(type=int, default=0),
              "--tree": dict(default=None), "--color": dict(choices=("auto", "always", "never"), default="auto"),
              "--fail-on": dict(choices=("any", "breaking"), default="any")}
@@ -103,6 +115,8 @@ def _accepted_silently(p: argparse.ArgumentParser, *names: str) -> None:
 
 
 def _subparser(sub, name: str, help_text: str, description: str) -> argparse.ArgumentParser:
+    import argparse
+
     return sub.add_parser(name, help=help_text, description=description, epilog=EXIT_STATUS_HELP,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
@@ -110,8 +124,11 @@ def _subparser(sub, name: str, help_text: str, description: str) -> argparse.Arg
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with ONLY, the parser of that command alone (what a run of it needs: the
     others cost milliseconds of start-up that `check` and `diff` are measured on, issue #17)."""
+    import argparse
+
     from fmtcheck import __version__
 
+    _Parser = _parser_class()
     parser = _Parser(prog="fmtcheck", description=__doc__.splitlines()[0], epilog=EXIT_STATUS_HELP,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"fmtcheck {__version__}",
@@ -215,6 +232,60 @@ def _add_reads(sub) -> None:
 
 _COMMANDS: dict[str, Callable] = {"verify": _add_verify, "patch": _add_patch, "range": _add_range, "check": _add_check,
                                   "diff": _add_diff, "grammars": _add_grammars, "reads": _add_reads}
+
+
+# check and diff in their plain forms, parsed without argparse (`quick_args`): each option's values
+# (None: any value that does not look like an option), as the subcommands' parsers declare them
+_QUICK_VALUES = {"--grammar": None, "--format": REPORT_FORMATS, "--fail-on": ("any", "breaking"),
+                 "--color": ("auto", "always", "never")}
+_QUICK_FLAGS = {"check": {"-q": "quiet", "--quiet": "quiet"},
+                "diff": {"-q": "quiet", "--quiet": "quiet", "--consumers": "consumers"}}
+_QUICK_DEFAULTS = {"check": dict(grammar=None, format="text", quiet=False, fail_on="any", color="auto",
+                                 max_examples=200, seed=0, tree=None),
+                   "diff": dict(grammar=None, consumers=False, format="text", quiet=False, fail_on="any",
+                                color="auto", max_examples=200, seed=0, tree=None)}
+
+
+def quick_args(argv: Sequence[str]):
+    """The arguments of `check CAPTURE...` and `diff OLD NEW` with the options of _QUICK_VALUES and
+    _QUICK_FLAGS, as the parser would give them, without importing argparse or building the parser
+    (milliseconds of the start-up issue #17 measures against cmp). None for anything else (help, any
+    other option or spelling, a value that looks like an option, positionals split by options, a
+    usage error): the parser answers those, with its messages."""
+    from types import SimpleNamespace
+
+    command = argv[0] if argv else None
+    if command not in _QUICK_FLAGS:
+        return None
+    values = dict(_QUICK_DEFAULTS[command])
+    flags = _QUICK_FLAGS[command]
+    positionals: list[str] = []
+    runs = 0  # runs of positionals: argparse takes check's CAPTURE... from one run only
+    i, previous_positional = 1, False
+    while i < len(argv):
+        word = argv[i]
+        if word == "-" or not word.startswith("-"):
+            runs += not previous_positional
+            positionals.append(word)
+            previous_positional = True
+            i += 1
+            continue
+        previous_positional = False
+        if word in flags:
+            values[flags[word]] = True
+            i += 1
+        elif word in _QUICK_VALUES and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            allowed = _QUICK_VALUES[word]
+            if allowed is not None and argv[i + 1] not in allowed:
+                return None
+            values[word[2:].replace("-", "_")] = argv[i + 1]
+            i += 2
+        else:
+            return None
+    if runs != 1 or (command == "diff" and len(positionals) != 2):
+        return None
+    named = {"captures": positionals} if command == "check" else {"old": positionals[0], "new": positionals[1]}
+    return SimpleNamespace(command=command, **named, **values)
 
 
 def command_word(argv: Sequence[str]) -> str | None:
@@ -327,7 +398,7 @@ def _one_line(text: str) -> str:
     return one_line(text)
 
 
-@dataclass
+@plain
 class Failure:
     """An error that ends the run: WHERE, WHAT and the exit status."""
 
@@ -355,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_command(argv: Sequence[str] | None = None) -> int:
     global _ARGV
     _ARGV = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(command_word(_ARGV)).parse_args(_ARGV)
+    args = quick_args(_ARGV) or build_parser(command_word(_ARGV)).parse_args(_ARGV)
     as_json = getattr(args, "format", "text") == "json"
     quiet = getattr(args, "quiet", False)
     try:

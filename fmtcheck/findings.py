@@ -9,10 +9,12 @@ placed at its line and column in the capture.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable
-
+from fmtcheck.common.plain import factory, plain
 from fmtcheck.common.result import Divergence, Report, Result, SourceLine, escape_bytes
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Iterable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -42,7 +44,7 @@ RULE_TEXT = {
 }
 
 
-@dataclass
+@plain
 class Finding:
     """One thing to show at one place: a divergence or an inconclusive result."""
 
@@ -50,7 +52,7 @@ class Finding:
     level: str  # "error" | "warning" | "note"
     message: str
     location: SourceLine
-    related: list[tuple[SourceLine, str]] = field(default_factory=list)
+    related: list[tuple[SourceLine, str]] = factory(list)
 
 
 def findings(report: Report) -> list[Finding]:

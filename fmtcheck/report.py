@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO
 
 from fmtcheck.common.result import Report, RunInfo, json_document
 from fmtcheck.common.text import format_result, one_line, summary_line
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import IO
 
 
 def _use_color(color: str, stream: IO[str]) -> bool:

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Iterator
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 # a young collection per 50,000 net allocations, a middle one per 20 of those, a full one per
 # 100 middle ones (CPython also waits until a full one would visit 25% new objects)

@@ -26,9 +26,12 @@ import os
 import select
 import stat as stat_mod
 import sys
-from typing import BinaryIO
 
 from fmtcheck.common.errors import InputError
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 WRITER_WAIT_SECONDS = 1.0  # how long a pipe may stay silent before we ask whether it has a writer
 READ_CHUNK = 1 << 20

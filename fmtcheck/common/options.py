@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+
+from fmtcheck.common.plain import factory, plain
 
 
 def in_ci() -> bool:
@@ -11,7 +12,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Bounds:
     """The budgets of testing one function, both sides together, counted in work so that they
     end a search at the same point on every machine (`fmtcheck.engine.budget`)."""
@@ -25,7 +26,7 @@ class Bounds:
     seconds: float = 300.0  # CPU seconds, a safety net only: a search it ends is inconclusive ("time limit")
 
 
-@dataclass
+@plain
 class Options:
     seed: int = 0
     max_examples: int = 200
@@ -34,7 +35,7 @@ class Options:
     tree: str | None = None
     fail_on: str = "any"  # "any" | "breaking"
     consumers: bool = False
-    bounds: Bounds = field(default_factory=Bounds)
+    bounds: Bounds = factory(Bounds)
     # `patch --base REV`: read the files before the patch from this commit of the --tree checkout
     base: str | None = None
     # overall work bound of one invocation: functions judged by the engine (README, "Limits")

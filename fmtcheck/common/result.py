@@ -6,9 +6,11 @@ Lines are bytes end to end; escaping happens only here, when a result becomes JS
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from dataclasses import field as dc_field
-from typing import Any
+from fmtcheck.common.plain import factory, plain
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Any
 
 VERDICT_ORDER = ("nothing-to-check", "equivalent", "inconclusive", "divergent")
 EXIT_CODES = {"nothing-to-check": 0, "equivalent": 0, "inconclusive": 3, "divergent": 1}
@@ -49,7 +51,7 @@ def jsonable(value: Any) -> Any:
 SCHEMA_VERSION = 2  # of docs/fmtcheck-report.schema.json; bumped when keys are added
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class SourceLine:
     """A line of a file the user gave: a C source, the file a patch changes (pre-image line for
     the old side, post-image line for the new side) or a capture. For a patch, `patch` and
@@ -104,7 +106,7 @@ def _location_json(where: SourceLine | None) -> dict[str, Any] | None:
     return where.to_json() if where is not None else None
 
 
-@dataclass
+@plain
 class Divergence:
     """One place where the reference and the rewrite (or grammar and capture) differ."""
 
@@ -115,7 +117,7 @@ class Divergence:
     field: str | None = None
     severity: str = "breaking"  # "breaking" | "cosmetic"
     kind: str = "value"
-    counterexample: dict[str, Any] = dc_field(default_factory=dict)
+    counterexample: dict[str, Any] = factory(dict)
     expected_has_newline: bool = True
     actual_has_newline: bool = True
     note: str | None = None  # e.g. the worst-case input when it differs from the minimal one
@@ -142,7 +144,7 @@ class Divergence:
         return data
 
 
-@dataclass
+@plain
 class Result:
     """The verdict on one subject: a function, a capture, or a pair of captures."""
 
@@ -151,10 +153,10 @@ class Result:
     method: str | None = None  # "proven" | "tested" | None
     cases: int = 0
     reason: str | None = None
-    divergences: list[Divergence] = dc_field(default_factory=list)
-    notes: list[str] = dc_field(default_factory=list)
-    classes: list[str] = dc_field(default_factory=list)  # input classes covered when tested
-    extra: dict[str, Any] = dc_field(default_factory=dict)
+    divergences: list[Divergence] = factory(list)
+    notes: list[str] = factory(list)
+    classes: list[str] = factory(list)  # input classes covered when tested
+    extra: dict[str, Any] = factory(dict)
     location: SourceLine | None = None  # for an inconclusive result: the line of its construct
     input: str | None = None  # the command-line input it comes from
 
@@ -175,16 +177,16 @@ class Result:
         return data
 
 
-@dataclass
+@plain
 class Report:
     """All results of one command; the overall verdict is the worst of them."""
 
     command: str
-    results: list[Result] = dc_field(default_factory=list)
-    notes: list[str] = dc_field(default_factory=list)
+    results: list[Result] = factory(list)
+    notes: list[str] = factory(list)
     # inputs that could not be read or judged: (input, where, what, exit status), in order
-    errors: list[tuple[str | None, str, str, int]] = dc_field(default_factory=list)
-    inputs: list[str] = dc_field(default_factory=list)
+    errors: list[tuple[str | None, str, str, int]] = factory(list)
+    inputs: list[str] = factory(list)
 
     @property
     def verdict(self) -> str:
@@ -233,14 +235,14 @@ class Report:
         }
 
 
-@dataclass
+@plain
 class RunInfo:
     """What the JSON envelope says about the run besides its results."""
 
     exit_status: int = 0
     seed: int | None = None
-    options: dict[str, Any] = dc_field(default_factory=dict)
-    inputs: list[str] = dc_field(default_factory=list)
+    options: dict[str, Any] = factory(dict)
+    inputs: list[str] = factory(list)
 
 
 OPTION_KEYS = ("max_examples", "fail_on", "function", "grammar", "tree", "consumers")

@@ -9,7 +9,10 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 EXIT_STATUS = 128 + signal.SIGTERM  # what a shell reports for a process killed by SIGTERM
 

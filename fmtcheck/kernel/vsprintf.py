@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import functools
 import zlib
-from dataclasses import dataclass
-from typing import Any, Sequence
 
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
+from fmtcheck.common.plain import plain
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 # Flag bits. The values are the kernel's own (lib/vsprintf.c); only their names matter to callers.
 LEFT = 2
@@ -63,7 +66,7 @@ _SYMBOLIC_ADDRESS_BASE = 0xFFFF_8880_0000_0000
 # Directives
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Directive:
     """One parsed `%...` directive, as format_decode sees it."""
 
@@ -104,7 +107,7 @@ class Directive:
         return int(self.width_star) + int(self.precision_star) + int(self.conversion != "%")
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class InvalidDirective:
     """A directive the kernel rejects: output stops at `offset` (always the last parsed element)."""
 

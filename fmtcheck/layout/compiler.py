@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any
 
+from fmtcheck.common.plain import plain
 from fmtcheck.layout import dfa
 from fmtcheck.layout.model import (
     Domain,
@@ -32,12 +31,16 @@ from fmtcheck.layout.regexes import (
 )
 from fmtcheck.layout.render import field_domain, render_field
 
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Unbound(Exception):
     """A line refers to a parameter that has no value yet and cannot be bound by this line."""
 
 
-@dataclass
+@plain
 class Check:
     """A constraint the regex could not express, checked on the match: a pad column, a field to
     re-render, a count to bind or compare, a field value to bind."""
@@ -48,7 +51,7 @@ class Check:
     extra: Any = None
 
 
-@dataclass
+@plain
 class Compiled:
     pattern: str
     checks: list

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
+from fmtcheck.common.plain import plain
 from fmtcheck.layout.gcache import cached_bytes
 
 from re import _constants as C  # noqa: N812 - the opcodes of Python's own regex parse tree
@@ -62,7 +62,7 @@ class Untranslatable(Exception):
 SLICE = 1 << 20  # bytes a conjunction of several bulks is matched by at a time
 
 
-@dataclass
+@plain
 class LinePlan:
     """Bulk matchers of a one-line record: the record matches where every one of them does."""
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from dataclasses import replace
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
+from fmtcheck.common.plain import replace
 from fmtcheck.common.result import Divergence, Report, Result
 from fmtcheck.layout.capture import grammar_for, match_capture
 from fmtcheck.layout.explain import classify, first_difference

@@ -15,16 +15,25 @@ the cache changes how fast a grammar loads, never what it is. FMTCHECK_CACHE_DIR
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
 import os
 import pickle
 import stat
 import sys
-from pathlib import Path
-from typing import Callable
+
+try:  # CPython's own SHA-256: hashlib would load OpenSSL first (milliseconds of every check's start-up)
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - another interpreter, or Python 3.12+ (_sha2)
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 from fmtcheck.layout import model
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Callable
 
 _ALLOWED_MODULE = "fmtcheck.layout.model"
 _ALLOWED_BUILTINS = {"frozenset", "set", "bytes", "bytearray", "slice", "tuple", "list", "dict"}
@@ -41,36 +50,36 @@ class _ModelUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a grammar")
 
 
-def cache_dir() -> Path | None:
-    """Where entries go, or None when caching is off or there is no home to put them in."""
+def cache_dir() -> str | None:
+    """Where entries go, or None when caching is off or there is no home to put them in (paths are
+    strings: pathlib costs milliseconds of start-up, issue #17)."""
     forced = os.environ.get("FMTCHECK_CACHE_DIR")
     if forced:
-        return None if forced == "off" else Path(forced)
+        return None if forced == "off" else forced
     base = os.environ.get("XDG_CACHE_HOME")
     if base:
-        return Path(base) / "fmtcheck"
-    try:
-        return Path.home() / ".cache" / "fmtcheck"
-    except (RuntimeError, KeyError):
-        return None
+        return os.path.join(base, "fmtcheck")
+    home = os.path.expanduser("~")
+    return None if home == "~" else os.path.join(home, ".cache", "fmtcheck")
 
 
 @functools.lru_cache(maxsize=4)
 def code_version(modules: tuple = ("model.py", "language.py", "gcache.py")) -> str:
     """A hash of the modules whose code decides what an entry holds."""
-    h = hashlib.sha256(sys.version.encode())  # Python's regex parser and pickle are part of it
-    here = Path(__file__).resolve().parent
+    h = sha256(sys.version.encode())  # Python's regex parser and pickle are part of it
+    here = os.path.dirname(os.path.realpath(__file__))
     for name in modules:
         try:
-            h.update((here / name).read_bytes())
+            with open(os.path.join(here, name), "rb") as f:
+                h.update(f.read())
         except OSError:
             h.update(name.encode())
     return h.hexdigest()[:16]
 
 
-def entry_path(directory: Path, name: str, text: str) -> Path:
-    digest = hashlib.sha256((code_version() + "\0" + text).encode("utf-8")).hexdigest()[:24]
-    return directory / f"{name}-{digest}.grammar.pickle"
+def entry_path(directory: str, name: str, text: str) -> str:
+    digest = sha256((code_version() + "\0" + text).encode("utf-8")).hexdigest()[:24]
+    return os.path.join(directory, f"{name}-{digest}.grammar.pickle")
 
 
 def cached_grammar(name: str, text: str, parse: Callable[[str, str], model.Grammar]) -> model.Grammar:
@@ -93,8 +102,8 @@ def cached_bytes(kind: str, key: bytes, modules: tuple, compute: Callable[[], by
     directory = cache_dir()
     if directory is None:
         return compute()
-    digest = hashlib.sha256(code_version(modules).encode() + b"\0" + key).hexdigest()[:24]
-    path = directory / f"{kind}-{digest}"
+    digest = sha256(code_version(modules).encode() + b"\0" + key).hexdigest()[:24]
+    path = os.path.join(directory, f"{kind}-{digest}")
     data = _read_bytes(path)
     if data is not None:
         return data
@@ -103,7 +112,7 @@ def cached_bytes(kind: str, key: bytes, modules: tuple, compute: Callable[[], by
     return data
 
 
-def _read(path: Path):
+def _read(path: str):
     data = _read_bytes(path)
     if data is None:
         return None
@@ -113,7 +122,7 @@ def _read(path: Path):
         return None
 
 
-def _read_bytes(path: Path) -> bytes | None:
+def _read_bytes(path: str) -> bytes | None:
     """The entry's bytes, when it is a regular file of this user that no one else can write."""
     try:
         with open(path, "rb") as f:
@@ -125,7 +134,7 @@ def _read_bytes(path: Path) -> bytes | None:
         return None
 
 
-def _write(directory: Path, path: Path, grammar: model.Grammar) -> None:
+def _write(directory: str, path: str, grammar: model.Grammar) -> None:
     try:
         data = pickle.dumps(grammar, protocol=4)
     except (pickle.PicklingError, RecursionError, TypeError, AttributeError):
@@ -136,21 +145,32 @@ def _write(directory: Path, path: Path, grammar: model.Grammar) -> None:
 MAX_ENTRIES = 512  # beyond this many entries, the older half is removed when one is written
 
 
-def _prune(directory: Path) -> None:
+def _prune(directory: str) -> None:
     """Keep the cache bounded: entries of an older fmtcheck or grammar are never read again."""
-    entries = [p for p in directory.iterdir() if not p.name.startswith(".")]
+    with os.scandir(directory) as found:
+        entries = [e.path for e in found if not e.name.startswith(".")]
     if len(entries) <= MAX_ENTRIES:
         return
-    entries.sort(key=lambda p: p.stat().st_mtime)
+    entries.sort(key=_mtime)
     for old in entries[: len(entries) // 2]:
-        old.unlink(missing_ok=True)
+        try:
+            os.unlink(old)
+        except FileNotFoundError:
+            pass
 
 
-def _write_bytes(directory: Path, path: Path, data: bytes) -> None:
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+def _write_bytes(directory: str, path: str, data: bytes) -> None:
     import tempfile  # only a run that fills the cache pays its import (shutil, random...)
 
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
         _prune(directory)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
         try:

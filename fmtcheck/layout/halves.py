@@ -21,10 +21,13 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from dataclasses import dataclass
-from typing import Callable
 
 from fmtcheck.common.inputfile import InputStream
+from fmtcheck.common.plain import plain
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Callable
 
 SPLIT_MIN_BYTES = 32 << 20  # bytes ahead from which the second half goes to a child
 SPAN = 1 << 20  # bytes after the middle within which the child lists its record starts
@@ -32,7 +35,7 @@ MEET = SPAN // 2  # the parent stops at its last record start before middle + ME
 SEARCH_LINES = 4096  # lines after the middle the child tries for a record start
 
 
-@dataclass
+@plain
 class HalfResult:
     """What the child found: record starts -> lines from its first start, where its records stop
     and the lines up to there."""

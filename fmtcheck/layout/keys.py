@@ -18,9 +18,9 @@ inventories of both sides (`key-removed`, `key-added`, `key-renamed`, `columns-a
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.common.plain import factory, plain
 from fmtcheck.common.result import Divergence
 from fmtcheck.layout.loose import loose_walk
 from fmtcheck.layout.matcher import Matcher
@@ -36,7 +36,7 @@ KEY_ADDED_WHY = "readers look keys up by name and skip the ones they do not know
 KEY_RENAMED_WHY = "a reader that looks the old name up finds nothing"
 
 
-@dataclass
+@plain
 class Entry:
     """One keyed line of a capture (its first occurrence)."""
 
@@ -47,7 +47,7 @@ class Entry:
     block: int | None = None  # the `optional` block the line is in (the object prints it or not)
 
 
-@dataclass
+@plain
 class Row:
     """The field count of one row, by line name and the key of the section it is in."""
 
@@ -56,12 +56,12 @@ class Row:
     text: bytes
 
 
-@dataclass
+@plain
 class Inventory:
-    keys: dict = field(default_factory=dict)  # key -> Entry, in capture order
-    rows: dict = field(default_factory=dict)  # (line name, section key) -> Row
+    keys: dict = factory(dict)  # key -> Entry, in capture order
+    rows: dict = factory(dict)  # (line name, section key) -> Row
     complete: bool = True  # the whole capture was read
-    blocks: set = field(default_factory=set)  # the `optional` blocks the capture prints
+    blocks: set = factory(set)  # the `optional` blocks the capture prints
 
 
 def is_keyed(g: Grammar) -> bool:

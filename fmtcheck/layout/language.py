@@ -7,10 +7,9 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.common.plain import plain
 from fmtcheck.layout.gcache import cached_grammar
 from fmtcheck.layout.model import (
     Alt,
@@ -34,6 +33,7 @@ from fmtcheck.layout.model import (
     walk_items,
 )
 
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
 if TYPE_CHECKING:  # pyparsing is imported where a grammar is parsed: a cached grammar needs none of it
     import pyparsing as pp
 
@@ -339,32 +339,40 @@ def _check_grammar(g: Grammar) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _grammar_root():
-    """The directory of the grammar files: the package `fmtcheck.grammars` once installed, or the
-    `grammars/` directory beside the package when running from a source tree without install.
-    The installed package is found by its import spec, not by importlib.resources, whose import
-    (tempfile, shutil, zipfile...) costs every `check` ~13 ms of start-up; importlib.resources
-    serves only a package that is not a directory (in a zip)."""
-    import importlib.util
-    from pathlib import Path
-
-    try:
-        spec = importlib.util.find_spec("fmtcheck.grammars")
-    except ModuleNotFoundError:
-        spec = None
-    if spec is None:
-        return Path(__file__).resolve().parents[2] / "grammars"
-    for location in spec.submodule_search_locations or ():
-        if os.path.isdir(location):
-            return Path(location)
+    """The directory of the grammar files (a path): the package `fmtcheck.grammars` once installed,
+    or the `grammars/` directory beside the package in a source tree (an editable install maps the
+    package there). Found by the package's own location, not by importlib.util.find_spec and pathlib
+    nor importlib.resources, whose imports (tempfile, shutil, zipfile, pathlib...) cost every `check`
+    milliseconds of start-up (issue #17); importlib.resources serves only a package that is not a
+    directory (in a zip): then a Traversable, not a path."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for location in (os.path.join(package, "grammars"), os.path.join(os.path.dirname(package), "grammars")):
+        if os.path.isfile(os.path.join(location, "net_dev.grammar")):
+            return location
     import importlib.resources
 
     return importlib.resources.files("fmtcheck.grammars")
 
 
+def _grammar_text(name: str) -> str:
+    """The text of the grammar file NAME (a name grammar_names() lists)."""
+    root = _grammar_root()
+    if isinstance(root, str):
+        with open(os.path.join(root, f"{name}.grammar"), encoding="utf-8") as f:
+            return f.read()
+    return root.joinpath(f"{name}.grammar").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _grammar_files() -> tuple:
+    root = _grammar_root()
+    names = os.listdir(root) if isinstance(root, str) else [p.name for p in root.iterdir()]
+    return tuple(sorted(n[: -len(".grammar")] for n in names if n.endswith(".grammar")))
+
+
 def grammar_names() -> list[str]:
     """The names of the grammars shipped in the package."""
-    root = _grammar_root()
-    return sorted(p.name[: -len(".grammar")] for p in root.iterdir() if p.name.endswith(".grammar"))
+    return list(_grammar_files())
 
 
 @functools.lru_cache(maxsize=64)
@@ -376,15 +384,14 @@ def load_grammar(name: str) -> Grammar:
         known = ", ".join(grammar_names())
         shown = name if len(name) <= 40 else name[:40] + "..."
         raise InputError("--grammar", f"unknown grammar {shown!r} (known: {known})")
-    resource = _grammar_root().joinpath(f"{name}.grammar")
-    return cached_grammar(name, resource.read_text(encoding="utf-8"), parse_grammar)
+    return cached_grammar(name, _grammar_text(name), parse_grammar)
 
 
 def all_grammars() -> list[Grammar]:
     return [load_grammar(n) for n in grammar_names()]
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class GrammarMeta:
     """What grammar detection needs, read without parsing the whole file."""
 
@@ -403,7 +410,7 @@ def grammar_meta(name: str) -> GrammarMeta:
     """The `detect`, `filename` and `priority` entries of grammar NAME, scanned line by line (a
     line that starts with one of these keywords can only be that entry), so that detection does
     not parse every grammar; anything unusual falls back to a full parse."""
-    text = _grammar_root().joinpath(f"{name}.grammar").read_text(encoding="utf-8")
+    text = _grammar_text(name)
     found: dict[str, str] = {}
     for m in _META_LINE.finditer(text):
         if m.group(1) in found:

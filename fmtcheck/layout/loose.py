@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any
 
+from fmtcheck.common.plain import plain
 from fmtcheck.layout.compiler import parse_value
 from fmtcheck.layout.model import Field, Grammar, Group, Line, Lit, Pad, Prim
 from fmtcheck.layout.render import field_domain
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @functools.lru_cache(maxsize=1024)
@@ -57,7 +60,7 @@ def loose_field(f: Field, grammar: Grammar | None) -> bytes:
     return rb"[ \t]*(?:" + core + rb")" + (rb"[ \t]*" if d.flags & 2 else b"")
 
 
-@dataclass
+@plain
 class LooseResult:
     values: dict
     end: int  # bytes of the line explained

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import Iterator
 
+from fmtcheck.common.plain import factory, plain
 from fmtcheck.layout.model import (
     Grammar,
 )
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 MAX_DIVERGENCES = 200  # per capture; the rest are counted in a note
 
@@ -28,18 +31,18 @@ class TooMany(Exception):
     """A second try of a capture reported more divergences than the first: give up on it."""
 
 
-@dataclass
+@plain
 class State:
     pos: int = 0
     line: int = 1
-    params: dict = field(default_factory=dict)
-    variants: dict = field(default_factory=dict)  # Variant.uid -> candidate option indexes
+    params: dict = factory(dict)
+    variants: dict = factory(dict)  # Variant.uid -> candidate option indexes
 
     def copy(self) -> "State":
         return State(self.pos, self.line, dict(self.params), dict(self.variants))
 
 
-@dataclass
+@plain
 class Trial:
     """The outcome of trying one option: the state after it and what it reported."""
 
@@ -52,7 +55,7 @@ class Trial:
 RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes
 
 
-@dataclass
+@plain
 class KeyRun:
     """Records of one block matched in bulk, whose key is one field: BLOCK and the keys' texts in
     order, standing for the RecordSeen (BLOCK, (key,)) of each. One list from one findall per
@@ -72,7 +75,7 @@ def expanded_records(records: list) -> Iterator[RecordSeen]:
             yield r
 
 
-@dataclass
+@plain
 class MatchOutcome:
     grammar: Grammar
     divergences: list
@@ -82,7 +85,7 @@ class MatchOutcome:
     lines: int
     truncated: int = 0
     snapshots: int = 1
-    line_roles: dict = field(default_factory=dict)
-    alternatives: list = field(default_factory=list)  # (params, variants) worth a second try
-    params: dict = field(default_factory=dict)  # file-wide values as bound at the end
+    line_roles: dict = factory(dict)
+    alternatives: list = factory(list)  # (params, variants) worth a second try
+    params: dict = factory(dict)  # file-wide values as bound at the end
     cost: int = 0  # lines reported as divergent (what two readings of a capture are compared by)

@@ -5,14 +5,16 @@ choices and kernel-version variants), as plain data.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from dataclasses import field as dc_field
-from typing import Iterator, Union
 
 from fmtcheck.common.errors import InputError
+from fmtcheck.common.plain import factory, plain
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Domain:
     """The set of values a field can take, so inputs can be drawn from it and captures checked."""
 
@@ -101,7 +103,7 @@ BUILTIN_DOMAINS: dict[str, Domain] = {
 }
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Printf:
     """A field printed by one printf directive (seq_printf/vsnprintf)."""
 
@@ -115,7 +117,7 @@ class Printf:
         return self.directive.decode("latin-1")
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Prim:
     """A field printed by a seq_file number primitive, with its delimiter and width."""
 
@@ -130,12 +132,12 @@ class Prim:
         return f"{self.kind}({', '.join(args)})"
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Lit:
     data: bytes
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Field:
     name: str
     domain: str
@@ -144,7 +146,7 @@ class Field:
     same_as: str | None = None  # value must equal this earlier field's value
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Pad:
     """seq_setwidth(column) at line start + seq_pad(char): spaces up to the column, then char."""
 
@@ -152,22 +154,22 @@ class Pad:
     char: bytes
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Group:
     items: tuple
     repeat: str  # "?" optional, "*" zero or more, "+" one or more
     count: str | None = None  # a parameter that binds/checks the repetition count
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Alt:
     options: tuple  # tuple of item tuples, tried in order
 
 
-Item = Union[Lit, Field, Pad, Group, Alt]
+Item = Lit | Field | Pad | Group | Alt
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Line:
     name: str
     items: tuple
@@ -184,7 +186,7 @@ class Line:
         return r"\n" if self.newline else r"\Z"
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Records:
     name: str
     body: list
@@ -192,19 +194,19 @@ class Records:
     uid: int = 0
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Optional:
     body: list
     uid: int = 0
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Choice:
     options: list  # list of bodies
     uid: int = 0
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Variant:
     """A kernel-version or config choice: the first occurrence decides for the whole capture."""
 
@@ -212,11 +214,11 @@ class Variant:
     options: list  # list of bodies
     labels: list  # one description per option
     uid: int = 0
-    versions: list = dc_field(default_factory=list)  # per option: the kernel releases that print it
-    sources: list = dc_field(default_factory=list)  # per option: the printer's source (file:function, release)
+    versions: list = factory(list)  # per option: the kernel releases that print it
+    sources: list = factory(list)  # per option: the printer's source (file:function, release)
 
 
-Node = Union[Line, Records, Optional, Choice, Variant]
+Node = Line | Records | Optional | Choice | Variant
 
 
 def parse_version(text: str) -> tuple:
@@ -224,7 +226,7 @@ def parse_version(text: str) -> tuple:
     return tuple(int(p) for p in text.split("."))
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class KeyInfo:
     """One key (a line label such as `MemFree`, or `Udp.InCsumErrors`) and the kernels that print
     it: `since` and `until` (exclusive) releases, the config option or architecture it needs, and
@@ -256,7 +258,7 @@ class KeyInfo:
         return ", ".join(parts)
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class ColumnRule:
     """A line whose number of fields is part of the layout (`columns` entry): the field counts
     consumers accept (`counts`, such as "7 14 >=18") and which consumer rule says so (`why`)."""
@@ -272,7 +274,7 @@ class ColumnRule:
         return False
 
 
-@dataclass(eq=False)
+@plain(eq=False)
 class Grammar:
     name: str
     path: str = ""
@@ -284,10 +286,10 @@ class Grammar:
     priority: int = 50
     params: tuple = ()
     key_fields: tuple = ()  # `keys FIELD [SUBFIELD]`: the field that holds a line's key
-    keys: dict = dc_field(default_factory=dict)  # `key` entries: name -> KeyInfo
-    columns: dict = dc_field(default_factory=dict)  # `columns` entries: line name -> ColumnRule
-    domains: dict = dc_field(default_factory=dict)
-    body: list = dc_field(default_factory=list)
+    keys: dict = factory(dict)  # `key` entries: name -> KeyInfo
+    columns: dict = factory(dict)  # `columns` entries: line name -> ColumnRule
+    domains: dict = factory(dict)
+    body: list = factory(list)
     text: str = ""
 
     @property

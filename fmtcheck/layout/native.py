@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 import os
 import struct
-from dataclasses import dataclass
 
+from fmtcheck.common.plain import plain
 from fmtcheck.layout.gcache import cache_dir, cached_bytes
 
 try:  # an optional accelerator: without it records are matched by RE2 or Python's re
@@ -38,7 +38,7 @@ _MAGIC = b"fmtdfa1\0"
 UNTRANSLATABLE = b"-"
 
 
-@dataclass(frozen=True)
+@plain(frozen=True)
 class Table:
     """A record DFA as the extension runs it (see `automaton.repeated_table`)."""
 

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import os
-from typing import BinaryIO
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.inputfile import InputStream, MemoryStream, open_input
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 CHUNK = 8 << 20  # bytes read at a time
 PIECE = 1 << 20  # bytes asked of the file per read call (InputStream reads 1 MiB at a time)

@@ -5,9 +5,8 @@ the engine uses, with example values from each field's domain.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, Iterator
 
+from fmtcheck.common.plain import plain
 from fmtcheck.layout.language import all_grammars
 from fmtcheck.layout.model import (
     BUILTIN_DOMAINS,
@@ -26,6 +25,10 @@ from fmtcheck.layout.model import (
     line_fields,
     walk_items,
 )
+
+TYPE_CHECKING = False  # typing is imported by type checkers only (start-up, issue #17)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 @functools.lru_cache(maxsize=4096)
@@ -89,7 +92,7 @@ def _example_items(items, values: dict, grammar, repeated: bool) -> None:
             _example_items(item.options[0], values, grammar, repeated)
 
 
-@dataclass
+@plain
 class Span:
     start: int
     end: int
@@ -114,7 +117,7 @@ def render_line_spans(line: Line, values: dict, params: dict | None = None,
     return bytes(out), spans
 
 
-@dataclass
+@plain
 class _RenderCtx:
     values: dict
     params: dict

@@ -50,12 +50,12 @@ inconclusive (the engine models them from the specification).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Callable
 from collections import Counter
 from dataclasses import dataclass, field
 
+from fmtcheck.common import plain
 from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.result import Report, Result
@@ -571,7 +571,7 @@ class Job:
             name_the_configuration(result, candidate.old, candidate.new, candidate.path)
         else:
             # a copy: the notes added below must not pile up when an item runs again
-            known = dataclasses.replace(self.known, notes=list(self.known.notes), extra=dict(self.known.extra))
+            known = plain.replace(self.known, notes=list(self.known.notes), extra=dict(self.known.extra))
             result = relocate(known, [], self.plan.patch)
         result.input = self.plan.patch.source
         result.extra.setdefault("patch", self.plan.patch.source)

@@ -154,3 +154,41 @@ def test_a_run_builds_its_commands_parser_alone_with_the_same_answers(argv, caps
         answers.append((code, *capsys.readouterr()))
     assert answers[0] == answers[1]
     assert word_of(argv) == (argv[0] if argv[0] in ("check", "diff") else None)
+
+
+_WORDS = ["a", "b", "-", "", "-q", "--quiet", "--grammar", "net_dev", "--format", "json", "jsonl", "--color",
+          "never", "--fail-on", "breaking", "--consumers", "--seed", "1", "-x", "--", "--grammar=x", "--form", "-5"]
+
+
+@pytest.mark.parametrize("command", ["check", "diff"])
+def test_quick_arguments_are_the_parsers_or_none(command, capsys) -> None:
+    """`quick_args` (check and diff without argparse, start-up of issue #17) gives exactly what the
+    whole parser gives, for every command line of up to three words of this vocabulary, or leaves
+    the line to the parser; and it takes the plain forms."""
+    import itertools
+
+    from fmtcheck.cli import quick_args
+
+    taken, parser = 0, build_parser()
+    lines = [list(words) for n in range(4) for words in itertools.product(_WORDS, repeat=n)]
+    for words in lines:
+        argv = [command, *words]
+        quick = quick_args(argv)
+        if quick is None:
+            continue
+        taken += 1
+        parsed = parser.parse_args(argv)  # a usage error would raise SystemExit: a failure here
+        assert vars(quick) == vars(parsed), argv
+    assert taken > 100
+    assert capsys.readouterr().err == ""
+    plain_forms = [["a"], ["a", "b"], ["--grammar", "net_dev", "a", "b"], ["a", "b", "--format", "json", "-q"]]
+    for words in plain_forms:
+        if command == "check" or len(words) - sum(w.startswith("-") or w in ("net_dev", "json") for w in words) == 2:
+            assert quick_args([command, *words]) is not None, words
+
+
+def test_quick_arguments_leave_other_commands_to_the_parser() -> None:
+    from fmtcheck.cli import quick_args
+
+    assert quick_args([]) is None and quick_args(["verify", "a", "b"]) is None
+    assert quick_args(["--version"]) is None and quick_args(["check", "-h"]) is None

@@ -113,3 +113,22 @@ def test_the_check_and_diff_paths_import_no_file_utilities():
     run = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          env=env)
     assert run.stdout.strip() == "[]", run.stdout + run.stderr
+
+
+def test_a_check_and_a_diff_start_without_dataclasses_typing_argparse_or_pathlib(tmp_path):
+    """What a check or a diff imports once its grammar is cached (issue #17: start-up is most of a
+    check of 14 MB, where cmp takes ~8 ms of CPU): no `dataclasses` (with `inspect`, ~13 ms, and
+    0.5-1.5 ms per class: the path's classes are `fmtcheck.common.plain`), no `typing`, no
+    `argparse` (`cli.quick_args`), no `pathlib` or `hashlib` (OpenSSL)."""
+    capture = str(ROOT / "fixtures" / "captures" / "net_dev_current")
+    code = ("import sys; from fmtcheck.cli import main; main(sys.argv[1:]); print(sorted(m for m in "
+            "('dataclasses', 'typing', 'argparse', 'inspect', 'pathlib', 'hashlib') if m in sys.modules), "
+            "file=sys.stderr)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FMTCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    for argv in (["check", capture], ["diff", capture, capture]):
+        # the first run fills the grammar cache (a parse imports pyparsing, which imports typing); the
+        # second runs without site (-S), whose .pth files (an editable finder) may import them themselves
+        for flags in ([], ["-S"]):
+            run = subprocess.run([sys.executable, *flags, "-c", code, *argv], cwd=tmp_path, capture_output=True,
+                                 text=True, timeout=60, env=env)
+        assert run.returncode == 0 and run.stderr.strip() == "[]", run.stdout + run.stderr

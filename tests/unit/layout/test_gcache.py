@@ -67,7 +67,7 @@ HOSTILE_DIR = ""
 def test_an_entry_that_would_call_anything_is_refused(cache, tmp_path):
     global HOSTILE_DIR
     HOSTILE_DIR = str(tmp_path / "made-by-the-cache")
-    path = gcache.entry_path(cache, "net_dev", TEXT)
+    path = Path(gcache.entry_path(str(cache), "net_dev", TEXT))
     cache.mkdir(mode=0o700)
     path.write_bytes(pickle.dumps(Hostile()))
     path.chmod(0o600)
