@@ -8,9 +8,10 @@ from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c import cfront
-from fmtcheck.c.arith import as_int, branch
+from fmtcheck.c.arith import as_int
 from fmtcheck.c.rows import ORDINARY, break_row, chain_loop, counted_loop, guarded_loop, past_the_step_bound, row, symbolic_loop
 from fmtcheck.c import loopshapes, sameloops
+from fmtcheck.c.switches import compile_switch
 from fmtcheck.c.nodes import callee, declarator_name, declare, snip, static_state_key
 from fmtcheck.c.types import FREE, S32, U64, conv, type_size
 from fmtcheck.c.values import (
@@ -387,59 +388,13 @@ class StatementCompiler:
         return lambda f: signal
 
     def _stmt_switch_statement(self, node, scope):
-        value = self.expr(node.child_by_field_name("condition"), scope)
-        body = node.child_by_field_name("body")
-        cases: list[tuple[Callable | None, list[Callable]]] = []
-        for c in body.named_children:
-            if c.type != "case_statement":
-                s = self.stmt(c, scope)
-                if s is not None and cases:
-                    cases[-1][1].append(s)
-                continue
-            v = c.child_by_field_name("value")
-            matcher = self.expr(v, scope).fn if v is not None else None
-            body_nodes = c.named_children[1:] if v is not None else c.named_children
-            stmts = [self.stmt(x, scope) for x in body_nodes if x.type != "comment"]
-            cases.append((matcher, [s for s in stmts if s is not None]))
-        vfn = value.fn
-        vt = value.type
-
-        def run_switch(f: Frame) -> Any:
-            v = as_int(vfn(f), f, vt, value.text)
-            start = None
-            for k, (matcher, _) in enumerate(cases):
-                if matcher is not None and case_matches(f, as_int(matcher(f), f, vt, ""), v):
-                    start = k
-                    break
-            if start is None:
-                start = next((k for k, (m, _) in enumerate(cases) if m is None), None)
-            if start is None:
-                return None
-            for _, stmts in cases[start:]:
-                for s in stmts:
-                    r = s(f)
-                    if r is BREAK:
-                        return None
-                    if r is not None:
-                        return r
-            return None
-
-        return run_switch
+        return compile_switch(self, node, scope)
 
     def _stmt_type_definition(self, node, scope):
         return None
 
     def _stmt_struct_specifier(self, node, scope):
         return None
-
-
-def case_matches(f: Frame, label: Any, value: Any) -> bool:
-    """Whether a `case` label matches the switch's value. In a proof, a value of the inputs is a
-    branch on `value == label` (the path source picks the way and keeps it as a path fact, as
-    for an `if` outside a row), where Python's comparison of it would stop the proof."""
-    if isinstance(value, symbolic.Sym) or isinstance(label, symbolic.Sym):
-        return branch(symbolic.compare("==", value, label), f)
-    return label == value
 
 
 def call_per_arm(compiler, node, choice, scope):

@@ -213,13 +213,22 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
                 "line": worst_div.line, "column": worst_div.column,
                 "counterexample": worst_div.counterexample,
             }
-        if shows_a_difference(div):
+        if shows_a_difference(div) and not echoes_a_reported_line(div, best, out):
             out.append(div)
     if divergent and not out:
         raise Inconclusive("engine", "the fast path and the interpreter disagree on every differing case, or "
                                      "no output line shows the difference (model error)")
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+def echoes_a_reported_line(div: Divergence, best: Outcome, out: list[Divergence]) -> bool:
+    """A difference already reported, moved to a later line by a string input that holds a
+    newline (the search tries every byte value of a string): the same field and kind as a
+    reported line, so describing it again says nothing new."""
+    if not any(isinstance(v, (bytes, bytearray)) and b"\n" in v for v in best.inputs.values()):
+        return False
+    return any(d.field == div.field and d.kind == div.kind for d in out)
 
 
 def shows_a_difference(div: Divergence) -> bool:

@@ -32,6 +32,7 @@ IFNAME_BYTES = bytes(
     sorted((b for b in range(1, 256) if b not in b"/: \t\n\r\x0b\x0c"),
            key=lambda b: (not chr(b).isalnum() or b > 127, b not in b"abcdefghijklmnopqrstuvwxyz", b))
 )
+BYTES_PER_STRING = 8  # bytes of each string that shows every byte value (`every_byte`)
 _DEFAULT_STR = {"ifname": b"eth0", "comm": b"cat", "text": b"abc"}
 
 
@@ -281,11 +282,28 @@ def axis_values(kind: Any) -> list[Any]:
     if kind[0] == "int":
         return boundary_values(kind)
     if kind[0] == "str":
-        lo, hi = STRING_BOUNDS.get(kind[1], (0, 24))
-        return [string_of_length(n, kind[1]) for n in range(lo, hi + 1)]
+        return string_axis(kind[1])
     if kind[0] == "loop":
         return list(range(0, MAX_LOOP + 1))
     return []
+
+
+def string_axis(domain: str) -> list[bytes]:
+    """A string input's values when it moves alone: every length of its domain, then every byte
+    value the domain allows (`every_byte`)."""
+    lo, hi = STRING_BOUNDS.get(domain, (0, 24))
+    return [string_of_length(n, domain) for n in range(lo, hi + 1)] + every_byte(domain)
+
+
+def every_byte(domain: str) -> list[bytes]:
+    """Every byte value a string of the domain may hold, in strings of its longest length: two
+    escapings of a string (`seq_escape_str` with one flag or one escaped byte less) print alike
+    for letters and differ on one byte value, so lengths alone never compare them. A comm or a
+    text is any bytes but NUL; an interface name has no '/', ':' or whitespace. The strings are
+    short (BYTES_PER_STRING) so that a copy into a small buffer or a precision keeps every byte."""
+    alphabet = IFNAME_BYTES if domain == "ifname" else bytes(range(1, 256))
+    step = min(BYTES_PER_STRING, STRING_BOUNDS.get(domain, (0, 24))[1])
+    return [alphabet[i:i + step] for i in range(0, len(alphabet), step)]
 
 
 def alone(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -308,9 +326,8 @@ def sweep(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
             for v in boundary_values(kind):
                 yield {key: v}
         elif kind[0] == "str":
-            lo, hi = STRING_BOUNDS.get(kind[1], (0, 24))
-            for n in range(lo, hi + 1):
-                yield {key: string_of_length(n, kind[1])}
+            for v in string_axis(kind[1]):
+                yield {key: v}
         elif kind[0] == "loop":
             for n in range(0, MAX_LOOP + 1):
                 yield {key: n}
@@ -339,7 +356,7 @@ def classes_covered(kinds: dict[str, Any]) -> list[str]:
         out.append(f"every decimal and hex digit length, zero and the extremes of {len(ints)} integer input(s)")
         out.append("all columns filled together at each digit length")
     if strs:
-        out.append(f"every length of {len(strs)} string input(s) in its domain")
+        out.append(f"every length and every byte value of {len(strs)} string input(s) in its domain")
     if loops:
         out.append(f"0..{MAX_LOOP} iterations of {len(loops)} loop(s)")
     return out

@@ -29,12 +29,14 @@ MAX_AIM_ROUNDS = 8  # rounds of aimed cases: a round can open conditions nested 
 MAX_AIMED_PER_SITE = 160  # cases aimed at one condition per round
 MAX_AIMED_KEYS = 16  # inputs moved per condition when it read none itself
 MAX_AIMED_CASES = 8000  # aimed cases in all: what they leave open is reported as a coverage gap
+SHIFTS = (1, 2, 3, 4, 10, 12)  # the shifts printers apply to an input (pages to kB, bytes to pages)
 
 
 def aimed_values(value: Any, kind: Any, operands: tuple[int, int] | None) -> list[Any]:
     """Values for one input that may move a condition it feeds to the other side of its boundary:
     where the operands meet (for `x + y > T` as for `x > T`), one either side, and the
-    proportional value (for a shifted or scaled input, `pages << 2 < T`)."""
+    proportional value (for a shifted or scaled input, `pages << 2 < T`; from an input at 0, the
+    other operand shifted up by the usual shifts)."""
     if kind[0] != "int" or not isinstance(value, int) or operands is None:
         return []
     a, b = operands
@@ -46,6 +48,8 @@ def aimed_values(value: Any, kind: Any, operands: tuple[int, int] | None) -> lis
         scaled = value * b // a
         step = max(value // abs(a), 1)
         out += [scaled, scaled + 1, scaled - 1, scaled + step, scaled - step]
+    elif b and not a:
+        out += [b << shift for shift in SHIFTS]  # `x >> 2 == 9` from x = 0: the operand scaled up
     return _in_range(out, kind, value)
 
 
@@ -232,7 +236,8 @@ def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[
 
 
 def _smaller(value: Any) -> list[Any]:
-    """Smaller values of the same kind, smallest first."""
+    """Smaller values of the same kind, smallest first: for a string, the empty string, each
+    single byte of it (the one byte two escapings print differently), then longer prefixes."""
     if isinstance(value, bool):
         return []
     if isinstance(value, int):
@@ -243,5 +248,6 @@ def _smaller(value: Any) -> list[Any]:
             out = [v if v == 0 else -v for v in out]
         return out
     if isinstance(value, bytes):
-        return [value[:n] for n in range(0, len(value))]
+        prefixes = [value[:n] for n in range(0, len(value))]
+        return prefixes[:2] + [value[i:i + 1] for i in range(1, len(value))] + prefixes[2:]
     return []

@@ -29,6 +29,11 @@ from fmtcheck.engine.search import case_size
 MAX_CHECKED_OUTCOMES = 6
 # alternative assignments of the one-sided keys tried per outcome
 MAX_ALTERNATIVES = 64
+# the climb of `climbs_to_equal`: rounds over the keys, runs in all, values taken from the outputs
+CLIMB_ROUNDS = 4
+MAX_CLIMB_RUNS = 512
+MAX_CLIMB_NUMBERS = 32
+MAX_CLIMB_WORDS = 16
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -54,17 +59,79 @@ class SideReads:
         return (self.old ^ self.new) | {k for k in self.old | self.new if stored_key(k)}
 
 
-def needed_one_sided(outcome: Outcome, one_sided: set[str], still_differs: Callable[[dict], bool | None],
+def needed_one_sided(outcome: Outcome, one_sided: set[str], rerun: Callable[[dict], Outcome | None],
                      kinds: dict[str, Any]) -> list[str]:
     """The one-sided keys the outcome's difference hangs on: [] when it reads none, or when no
-    other values of them tried make the outputs equal; else the keys it read."""
+    other values of them tried make the outputs equal; else the keys it read. `rerun(trial)` is
+    the outcome of the case with other values (None when it goes over a per-case bound)."""
     read = [k for k in outcome_reads(outcome) if k in one_sided]
     if not read:
         return []
     for trial in alternatives(outcome.inputs, read, kinds):
-        if still_differs(trial) is False:
+        again = rerun(trial)
+        if again is not None and again.same:
             return read
-    return []
+    return read if climbs_to_equal(outcome, read, rerun, kinds) else []
+
+
+def climbs_to_equal(outcome: Outcome, keys: list[str], rerun: Callable[[dict], Outcome | None],
+                    kinds: dict[str, Any]) -> bool:
+    """Whether moving the one-sided keys one at a time, each to the value that lengthens the
+    outputs' common beginning most, makes them equal. A helper one side calls and the other
+    inlines (`n = pending_of(t, &flags)` against `n = flags + 1`) prints values that must all be
+    right at once; `alternatives` moves them all to one value or one alone and misses that, and
+    the difference then looked realizable where it hangs on what the helper returns. The values
+    tried include the numbers and words either output shows (what the other side printed)."""
+    values = _climb_values(outcome, keys, kinds)
+    best, score = dict(outcome.inputs), _agreement(outcome)
+    runs = 0
+    for _ in range(CLIMB_ROUNDS):
+        moved = False
+        for key in keys:
+            for value in values[key]:
+                if best.get(key) == value or runs >= MAX_CLIMB_RUNS:
+                    continue
+                runs += 1
+                again = rerun({**best, key: value})
+                if again is None:
+                    continue
+                if again.same:
+                    return True
+                if _agreement(again) > score:
+                    best, score, moved = {**best, key: value}, _agreement(again), True
+        if not moved:
+            return False
+    return False
+
+
+def _agreement(outcome: Outcome) -> tuple[int, int]:
+    """How far two outputs agree: the length of their common beginning, then how close their
+    lengths are."""
+    a, b = bytes(outcome.old.data), bytes(outcome.new.data)
+    common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return common, -abs(len(a) - len(b))
+
+
+def _climb_values(outcome: Outcome, keys: list[str], kinds: dict[str, Any]) -> dict[str, list[Any]]:
+    """The values each key is tried at: those of `alternatives`, and the numbers (decimal and
+    hex) and words either output shows."""
+    text = bytes(outcome.old.data) + b" " + bytes(outcome.new.data)
+    numbers = list(dict.fromkeys([int(t) for t in re.findall(rb"\d{1,20}", text)]
+                                 + [int(t, 16) for t in re.findall(rb"[0-9a-fA-F]{1,16}", text)]))
+    words = list(dict.fromkeys(re.findall(rb"[^\s]{1,64}", text)))[:MAX_CLIMB_WORDS]
+    base = alternatives(outcome.inputs, keys, kinds)
+    out: dict[str, list[Any]] = {}
+    for key in keys:
+        kind = kinds.get(key) or (("str",) if isinstance(outcome.inputs.get(key), (bytes, bytearray)) else ("int",))
+        seen = [trial[key] for trial in base if key in trial]
+        if kind[0] == "str":
+            candidates = seen + [b""] + words
+        elif kind[0] == "loop":
+            candidates = seen + list(range(0, MAX_LOOP + 1))
+        else:
+            candidates = seen + numbers[:MAX_CLIMB_NUMBERS] + [-n for n in numbers[:MAX_CLIMB_NUMBERS] if n]
+        out[key] = list(dict.fromkeys(candidates))
+    return out
 
 
 def outcome_reads(outcome: Outcome) -> list[str]:
@@ -299,11 +366,10 @@ def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) ->
     """The one-sided keys an outcome's difference hangs on ([] when it is realizable)."""
     unshared = runner.side_reads.one_sided() if unshared is None else unshared
 
-    def still_differs(trial: dict[str, Any]) -> bool | None:
-        again = _run_within_bounds(runner, VectorInputs(trial, zero=True))
-        return None if again is None else not again.same
+    def rerun(trial: dict[str, Any]) -> Outcome | None:
+        return _run_within_bounds(runner, VectorInputs(trial, zero=True))
 
-    return needed_one_sided(outcome, unshared, still_differs, runner.kinds)
+    return needed_one_sided(outcome, unshared, rerun, runner.kinds)
 
 
 def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:

@@ -26,11 +26,17 @@ class Rerunner:
         count = inputs.values.get(BOUND, 0)
         if count >= 1 << 20:
             raise LimitExceeded(f"m->private->v[{count - 1}]", "input limit reached")
-        return SimpleNamespace(same=self.zero_is_same and count == 0)
+        return printed(same=self.zero_is_same and count == 0)
+
+
+def printed(same: bool) -> SimpleNamespace:
+    """An outcome's two outputs: the old side's loop prints one `x` per iteration, the new side none."""
+    return SimpleNamespace(same=same, old=SimpleNamespace(data=b"" if same else b"x"), new=SimpleNamespace(data=b""))
 
 
 def outcome(count: int) -> SimpleNamespace:
-    return SimpleNamespace(inputs={BOUND: count}, reads=([BOUND], []))
+    return SimpleNamespace(inputs={BOUND: count}, reads=([BOUND], []), old=SimpleNamespace(data=b"x"),
+                           new=SimpleNamespace(data=b""))
 
 
 def test_a_rerun_over_a_per_case_bound_does_not_end_the_rule():
