@@ -36,6 +36,7 @@ from fmtcheck.c.values import (
     Mem,
     OpaqueGlobal,
     Ptr,
+    SymbolicCells,
     SeqHandle,
     UndefinedBehaviour,
     Unreadable,
@@ -288,6 +289,8 @@ class ExpressionCompiler:
                     if obj.mem.sized_by is not None:
                         raise outside_sized_array(obj.mem, i, self.line(node), base.text)
                     raise Inconclusive(where, f"index {i} is outside the array")
+                if isinstance(obj.mem.data, SymbolicCells) and et[0] == "int":
+                    return obj.mem.data.load(off, size, et)
                 raw = int.from_bytes(obj.mem.data[off:off + size], "little")
                 return conv(raw, et) if et[0] == "int" else raw
             raise Inconclusive(where, "subscript of a value that is not an array")

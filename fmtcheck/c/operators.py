@@ -10,8 +10,8 @@ from fmtcheck.c import cfront
 from fmtcheck.c.symbolic import NotProvable, Sym, compare
 from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
 from fmtcheck.c.stores import store, value_name
-from fmtcheck.c.values import (CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, TablePtr, advance, element,
-                               member_of, outside_sized_array)
+from fmtcheck.c.values import (CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, SymbolicCells, TablePtr, advance,
+                               element, member_of, outside_sized_array)
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -27,6 +27,16 @@ def reads_only(node) -> bool:
         if n.type in ("call_expression", "assignment_expression", "update_expression", "comma_expression"):
             return False
     return True
+
+
+def store_symbolic(mem: Mem, off: int, size: int, et: tuple, v: Any, f: Frame) -> None:
+    """An element store into a local array that holds (or now takes) a value of the inputs, in a
+    proof: kept by cell (`SymbolicCells`), at the element's type."""
+    if et[0] != "int":
+        raise NotProvable("a value of the inputs stored into an array that is not of integers")
+    if not isinstance(mem.data, SymbolicCells):
+        mem.data = SymbolicCells(mem.data)
+    mem.data.store(off, size, et, conv(as_int(v, f, et, ""), et))
 
 
 def symbolic_truth(v: Sym) -> Sym:
@@ -271,8 +281,8 @@ class OperatorCompiler:
                 if not isinstance(obj, Ptr):
                     raise Inconclusive(where, "store through a pointer the code does not own")
                 i = as_int(ifn(f), f, index.type, index.text)
-                if isinstance(i, Sym) or isinstance(v, Sym):
-                    raise NotProvable("a store depends on an input")
+                if isinstance(i, Sym):
+                    raise NotProvable("a store at an index computed from the inputs")
                 et = obj.mem.elem
                 size = type_size(et) if et[0] == "int" else 1
                 off = obj.off + i * size
@@ -282,8 +292,11 @@ class OperatorCompiler:
                     if obj.mem.sized_by is not None:
                         raise outside_sized_array(obj.mem, i, line, base.text)
                     raise Inconclusive(where, f"store at index {i} outside the array")
-                val = as_int(v, f, et, "") & ((1 << (8 * size)) - 1)
                 f.ctx.writes += 1
+                if isinstance(v, Sym) or isinstance(obj.mem.data, SymbolicCells):
+                    store_symbolic(obj.mem, off, size, et, v, f)
+                    return
+                val = as_int(v, f, et, "") & ((1 << (8 * size)) - 1)
                 obj.mem.data[off:off + size] = val.to_bytes(size, "little")
 
             return elem, set_elem

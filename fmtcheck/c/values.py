@@ -84,6 +84,54 @@ class SymbolicText:
         self._refuse()
 
 
+class SymbolicCells:
+    """What a local array of integers holds in a proof once an element was set to a value of the
+    inputs (`pages[lru] = global_node_page_state(NR_LRU_BASE + lru)`): its bytes, and the cells
+    that hold symbols, by offset. An element read back whole, at the type it was stored with,
+    is that symbol; a read or write of one at a constant index elsewhere is plain bytes. Any other
+    access that meets a symbol's bytes, and every byte-level use of the array (a copy, a string
+    read, a call given it), ends the proof (`NotProvable`), as for `SymbolicText`."""
+
+    __slots__ = ("raw", "cells")
+
+    def __init__(self, raw: bytearray) -> None:
+        self.raw = raw
+        self.cells: dict[int, tuple[int, tuple, Any]] = {}  # offset: (size, type, symbol)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def load(self, off: int, size: int, t: tuple) -> Any:
+        cell = self.cells.get(off)
+        if cell is not None and cell[0] == size and cell[1] == t:
+            return cell[2]
+        if self._overlaps(off, size):
+            self._refuse()
+        return conv(int.from_bytes(self.raw[off:off + size], "little"), t)
+
+    def store(self, off: int, size: int, t: tuple, value: Any) -> None:
+        for start in [start for start in self.cells if self._meet(start, off, size)]:
+            del self.cells[start]
+        if isinstance(value, Sym):
+            self.cells[off] = (size, t, value)
+        else:
+            self.raw[off:off + size] = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+    def _overlaps(self, off: int, size: int) -> bool:
+        return any(self._meet(start, off, size) for start in self.cells)
+
+    def _meet(self, start: int, off: int, size: int) -> bool:
+        return start < off + size and off < start + self.cells[start][0]
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotProvable("the bytes of a local array that holds values of the inputs are read")
+
+    __getitem__ = __setitem__ = __iter__ = __bytes__ = __contains__ = _refuse
+
+    def __getattr__(self, name: str) -> Any:
+        self._refuse()
+
+
 class Ptr:
     """A pointer into a Mem, at a byte offset."""
 
