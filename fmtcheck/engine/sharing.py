@@ -31,7 +31,7 @@ MAX_CHECKED_OUTCOMES = 6
 MAX_ALTERNATIVES = 64
 # the climb of `climbs_to_equal`: rounds over the keys, runs in all, values taken from the outputs
 CLIMB_ROUNDS = 4
-MAX_CLIMB_RUNS = 512
+MAX_CLIMB_RUNS = 256
 MAX_CLIMB_NUMBERS = 32
 MAX_CLIMB_WORDS = 16
 
