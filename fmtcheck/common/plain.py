@@ -83,6 +83,9 @@ def _init(qualname: str, names: tuple, defaults: dict):
     positions = {name: i for i, name in enumerate(names)}
 
     def __init__(self, *args, **kwargs):
+        if len(args) == count and not kwargs:  # every field by position: the common call, in C
+            self.__dict__.update(zip(names, args))
+            return
         if len(args) > count:
             raise TypeError(f"{qualname}.__init__() takes {count + 1} positional arguments but "
                             f"{len(args) + 1} were given")

@@ -4,7 +4,7 @@
  * The table holds, per state, one int32 per byte class: the next state's row offset (state times
  * the number of classes). Offset 0 is the dead state; offsets below `limit` are the accepting
  * states (a record ends there). run() goes from `start` to `stop` with the GIL released (the
- * second half in a thread, each half in four interleaved streams; see run_halves, run_all) and
+ * second half in a thread, each half in eight interleaved streams; see run_halves, run_all) and
  * returns (end of the last whole record, whether the DFA died before `stop`, the newlines up to
  * that end). check() verifies a
  * table once (every entry a row offset inside it, every class below the width), so that run()
@@ -56,7 +56,8 @@ records_check(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
-#define WAYS 4            /* streams run side by side: their loads overlap instead of queueing */
+#define WAYS 8            /* streams run side by side: their loads overlap instead of queueing (8 run an
+                             * smaps record table of 4 MB ~30% faster than 4, a net/dev one as fast) */
 #define SPLIT_MIN 65536   /* bytes from which the buffer is split into streams */
 #define THREAD_MIN (1 << 20) /* bytes from which the second half goes to a thread */
 #define PROBE 4096        /* bytes a candidate split is tried for a whole record */

@@ -38,6 +38,13 @@ class State:
     params: dict = factory(dict)
     variants: dict = factory(dict)  # Variant.uid -> candidate option indexes
 
+    def __init__(self, pos: int = 0, line: int = 1, params: dict | None = None, variants: dict | None = None) -> None:
+        """Written out (a speculation makes one per option tried): `plain`'s generic one is slower."""
+        self.pos = pos
+        self.line = line
+        self.params = {} if params is None else params
+        self.variants = {} if variants is None else variants
+
     def copy(self) -> "State":
         return State(self.pos, self.line, dict(self.params), dict(self.variants))
 
@@ -50,6 +57,12 @@ class Trial:
     divs: list
     records: list
     truncated: int
+
+    def __init__(self, state: State, divs: list, records: list, truncated: int) -> None:
+        self.state = state  # written out, as State's
+        self.divs = divs
+        self.records = records
+        self.truncated = truncated
 
 
 RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes
