@@ -112,10 +112,31 @@ def cached_bytes(kind: str, key: bytes, modules: tuple, compute: Callable[[], by
     return data
 
 
+def cached_value(kind: str, key: bytes, modules: tuple, compute: Callable[[], object]):
+    """COMPUTE()'s value, made of builtin containers, strings, bytes and numbers, for KEY: the
+    `cached_bytes` of its pickle, read back with the unpickler that builds nothing else."""
+    made = []
+
+    def pickled() -> bytes:
+        made.append(compute())
+        try:
+            return pickle.dumps(made[0], protocol=4)
+        except (pickle.PicklingError, RecursionError, TypeError, AttributeError):
+            return b""  # not kept: read back, it is computed again
+
+    data = cached_bytes(kind, key, modules, pickled)
+    if made:
+        return made[0]
+    value = _loads(data)
+    return compute() if value is None else value
+
+
 def _read(path: str):
     data = _read_bytes(path)
-    if data is None:
-        return None
+    return None if data is None else _loads(data)
+
+
+def _loads(data: bytes):
     try:
         return _ModelUnpickler(io.BytesIO(data)).load()
     except Exception:  # noqa: BLE001 - a broken or foreign entry is parsed again, whatever its fault

@@ -10,7 +10,7 @@ import re
 
 from fmtcheck.common.errors import InputError
 from fmtcheck.common.plain import plain
-from fmtcheck.layout.gcache import cached_grammar
+from fmtcheck.layout.gcache import cached_grammar, cached_value
 from fmtcheck.layout.model import (
     Alt,
     Choice,
@@ -429,10 +429,67 @@ def grammar_meta(name: str) -> GrammarMeta:
 
 def detect_grammar(head: bytes, filename: str = "") -> Grammar | None:
     """The grammar whose `detect` regex matches the start of a capture, preferring one whose
-    `filename` hint matches the file name when several do. Only the chosen grammar is parsed."""
-    found = [g for g in map(grammar_meta, grammar_names()) if g.detect is not None and re.match(g.detect, head)]
+    `filename` hint matches the file name when several do. Only the chosen grammar is parsed, and
+    only the `detect` regexes that can match the capture's first byte are compiled (`_detection`)."""
+    first = head[0] if head else None
+    found = [GrammarMeta(*entry) for *entry, starts in _detection()
+             if entry[1] is not None and (first is None or starts >> first & 1) and re.match(entry[1], head)]
     if not found:
         return None
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     hinted = [g for g in found if g.filename and re.search(g.filename, base)]
     return load_grammar(sorted(hinted or found, key=lambda g: g.priority)[0].name)
+
+
+@functools.lru_cache(maxsize=1)
+def _detection() -> tuple:
+    """(name, detect, filename, priority, the bytes a match of detect can start with as a bit set)
+    of every grammar, kept in the per-user cache under the texts of the grammar files: a check
+    would otherwise scan every file for its header entries and compile some fifty `detect`
+    regexes (~7 ms of its start-up, issue #17) to find the one or two that match."""
+    names = grammar_names()
+    texts = [_grammar_text(name) for name in names]
+    key = "\0".join(f"{n}\0{t}" for n, t in zip(names, texts)).encode("utf-8")
+    return cached_value("detect", key, ("language.py", "dfa.py", "gcache.py"),
+                        lambda: tuple((*_meta_fields(grammar_meta(name)), _first_bytes(grammar_meta(name).detect))
+                                      for name in names))
+
+
+def _meta_fields(meta: GrammarMeta) -> tuple:
+    return meta.name, meta.detect, meta.filename, meta.priority
+
+
+def _first_bytes(detect: bytes | None) -> int:
+    """The bytes a match of DETECT can start with (a bit set), or every byte when that is not
+    known exactly: a pattern that can match empty, one under IGNORECASE, a construct the DFA
+    helpers (`dfa.first_of_seq`) do not know. A superset is safe: the regex still decides."""
+    from fmtcheck.layout import dfa
+    from re import _constants as C  # noqa: N812 - the opcodes of Python's own regex parse tree
+    from re import _parser as sre_parse
+
+    if detect is None:
+        return dfa.ALL
+    try:
+        parsed = sre_parse.parse(detect)
+        if parsed.state.flags & re.IGNORECASE or _scoped_ignorecase(list(parsed), C):
+            return dfa.ALL
+        first, empty = dfa.first_of_seq(list(parsed))
+    except Exception:  # noqa: BLE001 - anything unknown: every byte, the regex decides
+        return dfa.ALL
+    return dfa.ALL if empty else first
+
+
+def _scoped_ignorecase(items, C) -> bool:  # noqa: N803
+    """Does a `(?i:...)` group appear anywhere in ITEMS (a parse tree)?"""
+    for op, av in items:
+        if op is C.SUBPATTERN and (av[1] & re.IGNORECASE or _scoped_ignorecase(av[3], C)):
+            return True
+        if op is C.BRANCH and any(_scoped_ignorecase(alt, C) for alt in av[1]):
+            return True
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and _scoped_ignorecase(av[2], C):
+            return True
+        if op in (C.ASSERT, C.ASSERT_NOT) and _scoped_ignorecase(av[1], C):
+            return True
+        if op is C.ATOMIC_GROUP and _scoped_ignorecase(av, C):
+            return True
+    return False

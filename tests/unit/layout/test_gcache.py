@@ -106,3 +106,16 @@ def test_the_cache_stays_bounded(cache, monkeypatch):
     for i in range(30):
         gcache.cached_bytes("t", b"key%d" % i, ("gcache.py",), lambda: b"x")
     assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) <= 9
+
+
+def test_cached_values_round_trip_and_build_nothing_else(cache):
+    calls = []
+    compute = lambda: calls.append(1) or (("net_dev", b"Inter-", None, 50, 1 << 200),)  # noqa: E731
+    first = gcache.cached_value("v", b"key", ("gcache.py",), compute)
+    assert gcache.cached_value("v", b"key", ("gcache.py",), compute) == first and len(calls) == 1
+    for entry in cache.iterdir():
+        entry.write_bytes(pickle.dumps(Hostile()))
+    global HOSTILE_DIR
+    HOSTILE_DIR = str(cache / "made-by-the-cache")
+    assert gcache.cached_value("v", b"key", ("gcache.py",), compute) == first and len(calls) == 2
+    assert not os.path.exists(HOSTILE_DIR)

@@ -189,3 +189,39 @@ def test_a_final_line_ends_the_file_without_a_newline():
     # an ordinary line still wants its newline
     assert {d.kind for d in check_bytes(b"1", parse_grammar("name t\nline <n:u32 %u>\n")).divergences} \
         == {"missing-newline"}
+
+
+def _matching_the_slow_way(head: bytes) -> list[str]:
+    """The grammars whose `detect` matches HEAD, every regex compiled and tried."""
+    from fmtcheck.layout.language import grammar_meta
+
+    return sorted(m.name for m in map(grammar_meta, grammar_names()) if m.detect is not None and re.match(m.detect, head))
+
+
+def _matching_by_the_index(head: bytes) -> list[str]:
+    from fmtcheck.layout.language import _detection
+
+    first = head[0] if head else None
+    return sorted(name for name, detect, _filename, _priority, starts in _detection()
+                  if detect is not None and (first is None or starts >> first & 1) and re.match(detect, head))
+
+
+def test_detection_tries_only_the_regexes_that_can_match_the_first_byte():
+    """Detection compiles only the `detect` regexes whose first-byte set (`_first_bytes`, kept in
+    the cache) holds the capture's first byte: on every grammar's example rendering, and on it
+    with its first byte changed to each byte value, the grammars found are those every regex
+    tried finds. Case-insensitive, empty-matching or unknown patterns allow every byte."""
+    from fmtcheck.layout import dfa
+    from fmtcheck.layout.language import _first_bytes
+    from fmtcheck.layout.render import example_rendering
+
+    for name in grammar_names():
+        head = b"".join(text for _, text in example_rendering(load_grammar(name)))
+        assert name in _matching_by_the_index(head) or name not in _matching_the_slow_way(head)
+        for first in range(256):
+            other = bytes([first]) + head[1:]
+            assert _matching_by_the_index(other) == _matching_the_slow_way(other), (name, first)
+    assert _first_bytes(rb"(?i)abc") == dfa.ALL and _first_bytes(rb"(?i:a)b") == dfa.ALL
+    assert _first_bytes(rb"a*") == dfa.ALL and _first_bytes(rb"^x") == dfa.ALL and _first_bytes(None) == dfa.ALL
+    assert _first_bytes(rb"(?:nodev)?\t[a-z]+\n") == (1 << ord("n")) | (1 << 9)
+    assert _first_bytes(rb"[0-9]+ \(") == sum(1 << b for b in b"0123456789")
