@@ -131,14 +131,7 @@ def plan_for(pattern: str) -> LinePlan | None:
     re2 = _re2()
     if re2 is None:
         return None
-    try:
-        raw = pattern.encode("latin-1")
-    except UnicodeEncodeError:
-        return None
-    if len(raw) < CACHED_FROM:
-        stored = _translated(raw)
-    else:
-        stored = cached_bytes("dfa", raw, ("dfa.py",), lambda: _translated(raw))
+    stored = _stored(pattern)
     if stored == UNTRANSLATABLE:
         return None
     conjuncts = stored.split(b"\0")
@@ -154,6 +147,25 @@ def plan_for(pattern: str) -> LinePlan | None:
 
 
 UNTRANSLATABLE = b"-"  # what the cache holds for a pattern with no exact RE2 form
+
+
+def translatable(pattern: str) -> bool:
+    """Has the one-line record PATTERN an exact RE2 form (what plan_for needs), without compiling
+    it or importing RE2: the condition under which `matcher.dfa_line` decides a line by a DFA."""
+    return _stored(pattern) != UNTRANSLATABLE
+
+
+@functools.lru_cache(maxsize=128)
+def _stored(pattern: str) -> bytes:
+    """The RE2 conjuncts of PATTERN joined by NUL, or UNTRANSLATABLE (kept in the per-user cache
+    from CACHED_FROM bytes: an smaps line is translated in milliseconds)."""
+    try:
+        raw = pattern.encode("latin-1")
+    except UnicodeEncodeError:
+        return UNTRANSLATABLE
+    if len(raw) < CACHED_FROM:
+        return _translated(raw)
+    return cached_bytes("dfa", raw, ("dfa.py",), lambda: _translated(raw))
 
 
 def _translated(pattern: bytes) -> bytes:

@@ -113,7 +113,8 @@ def take_inventory(data: bytes, g: Grammar, complete: bool = True) -> Inventory:
         if key is not None and node.name not in per_object:
             section = key
             for k in [key] + sub_keys(g, key, values):
-                inv.keys.setdefault(k, Entry(k, number, text, node.name, block))
+                if k not in inv.keys:  # its first line (an smaps capture repeats each key per VMA)
+                    inv.keys[k] = Entry(k, number, text, node.name, block)
         if node.name in g.columns:
             inv.rows.setdefault((node.name, section), Row(count_fields(values), number, text))
     return inv

@@ -32,7 +32,7 @@ from fmtcheck.layout.model import (
     Variant,
 )
 from fmtcheck.layout.reader import Reader
-from fmtcheck.layout import dfa, records
+from fmtcheck.layout import dfa, native, records
 from fmtcheck.layout.records import RecordMatcher
 
 DFA_LINE_USES = 1024  # single lines a line regex leaves to the DFA before Python compiles it: a
@@ -283,9 +283,15 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         r = self.r
         if comp.dfa_uses >= DFA_LINE_USES or "regex" in comp.__dict__:
             return None  # once a line's regex is used often, Python's compiled regex is cheaper per call
-        if r.end - pos < records.DFA_MIN_BYTES and not dfa.plan_built(comp.pattern):
+        pattern = comp.pattern
+        if r.end - pos < records.DFA_MIN_BYTES and not dfa.plan_built(pattern) and not native.line_table_built(pattern):
             return None  # a small capture: not worth a translation and an RE2 compile
         comp.dfa_uses += 1
+        table = native.line_table(pattern)
+        if table is not None:  # the same DFA's answer, one call of the extension
+            end = native.line_end(table, r.buf, pos - r.base)
+            if end is not None:
+                return end if end < 0 else r.base + end
         plan = comp.line_plan
         if plan is None:
             return None

@@ -191,3 +191,65 @@ def test_check_of_a_file_read_into_one_buffer_gives_the_windows_results(tmp_path
     finally:
         native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER = saved
     assert out[0] == out[1]
+
+
+def _line_patterns() -> list[tuple[str, bytes]]:
+    """(one-line record pattern with a native line table, the capture) of every line the matcher
+    decides by the DFA on the captures (records.DFA_MIN_BYTES at 0: every capture is large)."""
+    seen = []
+    saved, table_of = records.DFA_MIN_BYTES, native.line_table
+
+    def watched(pattern):
+        table = table_of(pattern)
+        if table is not None:
+            seen.append(pattern)
+        return table
+
+    records.DFA_MIN_BYTES, native.line_table = 0, watched
+    try:
+        out = []
+        for grammar, data in CAPTURES:
+            del seen[:]
+            check_bytes(data, grammar)
+            out += [(p, data) for p in dict.fromkeys(seen)]
+        return out
+    finally:
+        records.DFA_MIN_BYTES, native.line_table = saved, table_of
+
+
+LINES = _line_patterns() if CAPTURES else []
+
+
+@pytest.mark.skipif(not LINES, reason="no capture with DFA-decided lines is readable here")
+@settings(max_examples=300)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
+       pick=st.integers(0, 1 << 16), line=st.integers(0, 1 << 16))
+def test_a_native_line_table_decides_a_line_as_python_re_does(which, kind, where, pick, line):
+    """`native.line_end` of a line (the one-line record's table, run to the line's newline) is
+    the line's end exactly when the pattern, compiled by Python's re, matches there to that end."""
+    pattern, data = LINES[which % len(LINES)]
+    data = mutate(data, kind, where, pick)
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)]
+    start = starts[line % len(starts)]
+    table = native.line_table(pattern)
+    end = native.line_end(table, data, start)
+    if end is None:
+        return  # not a line start the table can run from: the RE2 plan decides (not asserted here)
+    nl = data.find(b"\n", start)
+    m = re.compile(pattern.encode("latin-1"), re.S).match(data, start)
+    assert (end == nl + 1 and nl >= 0) == (m is not None and m.end() == nl + 1)
+
+
+@pytest.mark.skipif(not CAPTURES, reason="no capture with records is readable here")
+@settings(max_examples=100)
+@given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
+       pick=st.integers(0, 1 << 16))
+def test_check_gives_the_same_result_with_lines_decided_by_native_tables_or_rE2(which, kind, where, pick):
+    grammar, data = CAPTURES[which % len(CAPTURES)]
+    data = mutate(data, kind, where, pick)
+    saved = records.DFA_MIN_BYTES
+    records.DFA_MIN_BYTES = 0  # every line the matcher decides by a DFA: native line table, else RE2's plan
+    try:
+        assert _results(grammar, data, True, reader.CHUNK) == _results(grammar, data, False, reader.CHUNK)
+    finally:
+        records.DFA_MIN_BYTES = saved
