@@ -43,7 +43,6 @@ from fmtcheck.engine.bases import CaseBases
 from fmtcheck.engine.inputs import (
     HypothesisInputs,
     VectorInputs,
-    alone,
     classes_covered,
     default_string,
     small_value,
@@ -55,11 +54,10 @@ from fmtcheck.engine.sharing import (SideReads, kernel_state, key_where, one_sid
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.proofs import prove_in_two_rounds
+from fmtcheck.engine.zerolike import MAX_DIVERGENT_CASES, MAX_OVER_BOUND, alone_stage, renders_as_zero
 from fmtcheck.engine.search import MAX_AIM_ROUNDS, MAX_AIMED_CASES, aim_at_entries, aimed_cases, sweep_where_revealed
 
 MAX_INPUT_KEYS = 512
-MAX_DIVERGENT_CASES = 500  # differing cases collected before the search stops (the report needs few)
-MAX_OVER_BOUND = 8  # cases a per-case bound may end before the search stops (each costs a whole bound)
 
 
 class _Same:
@@ -296,42 +294,6 @@ def default_env(runner: "Runner") -> dict[str, Any]:
     return InOrderDefaults(runner._defaults(), runner.element_kinds, len(runner.kinds))
 
 
-def _renders_as_zero(runner: "Runner", zero: bool, named: dict | None) -> bool:
-    """A zero-based vector (naming `named`) that changes only inputs the zero case does not read:
-    the same as the zero case (`fastpath.ZeroReads`), which the compiled traces rendered equal."""
-    if named is None or not zero:
-        return False
-    zeros = runner._zeros()
-    if runner.zero_reads is None or runner.zero_reads.zeros is not zeros:
-        runner.zero_reads = ZeroReads(runner.fast, zeros)
-    return runner.zero_reads.renders_as_zero(named)
-
-
-def counted_as_zero(runner: "Runner", vector: dict[str, Any]) -> bool:
-    """`try_case(VectorInputs(vector, zero=True))` of a case the compiled traces take as the zero
-    case (`_renders_as_zero`), without building its input source (most of the `alone` stage over
-    a loop's inputs: 22,801 of 23,304 cases of a 64-field chain): counted, and nothing learned, as
-    it reads nothing. False where try_case decides (it then runs it)."""
-    if any(type(v) not in (int, bytes) for v in vector.values()):  # (VectorInputs converts a bytearray)
-        return False
-    if (runner.fast is None or len(runner.divergent) > MAX_DIVERGENT_CASES
-            or runner.costly_over_bound >= MAX_OVER_BOUND or runner.budget.exhausted()):
-        return False
-    if runner.divergent and counts.too_long_after_divergence(vector, runner.loop_bounds):
-        return True  # passed over, as try_case does
-    if not _renders_as_zero(runner, True, vector):
-        return False
-    runner.cases += 1
-    runner.budget.charge(1)
-    return True
-
-
-def passed_over(runner: "Runner", vector: dict[str, Any]) -> bool:
-    """An `alone` vector not run: the zero case again (`fmtcheck.engine.bases`: not counted), or
-    one the compiled traces take as the zero case (`counted_as_zero`: counted)."""
-    return runner.bases.is_base_again(vector, True) or counted_as_zero(runner, vector)
-
-
 class Runner:
     """Runs cases through both sides, in the planned order, and collects what differs."""
 
@@ -398,7 +360,7 @@ class Runner:
         outcome = None
         if self.fast is not None and not observed:
             named = inputs.values if isinstance(inputs, VectorInputs) else None  # (built once per case)
-            outcome = SAME if _renders_as_zero(self, named is not None and inputs.zero, named) else self._run_fast(inputs, named)
+            outcome = SAME if renders_as_zero(self, named is not None and inputs.zero, named) else self._run_fast(inputs, named)
         if outcome is not None:
             self.cases += 1
             self.budget.charge(1)
@@ -582,9 +544,8 @@ class Runner:
         while len(swept) < len(self.kinds) and not (swept and self.divergent):
             fresh = {k: v for k, v in self.kinds.items() if k not in swept}
             swept.update(fresh)
-            for vector in alone(fresh):
-                if not passed_over(self, vector) and not self.try_case(VectorInputs(vector, zero=True), "alone"):
-                    return
+            if not alone_stage(self, fresh):
+                return
             for vector in sweep(fresh):
                 if not self.bases.is_base_again(vector, False) and not self.try_case(VectorInputs(vector), "sweep"):
                     return
