@@ -190,11 +190,18 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
     where = prog.where(node)
     if isinstance(kind, tuple):
         src = e.type if e.type[0] == "int" else (prog.space.hint(text) or kind)
+        literal = _literal_int(e)
+        if literal is not None:
+            value = conv(literal, kind)  # what get_int computes from a number literal, every time
+            return lambda f: value
 
         def get_int(f) -> Any:
             return conv(as_int(fn(f), f, src, text), kind)
 
         return get_int
+    if kind in ("str", "delim") and _is_string_literal(e):
+        data = fn(None).bytes_until_nul()  # a literal's read-only bytes, read once (as get_str would)
+        return lambda f: data
     domain = prog.space.str_domain(text)
 
     def get_str(f) -> Any:
@@ -220,6 +227,21 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         raise Inconclusive(where, f"argument '{text}' is not a string")
 
     return get_str
+
+
+def _literal_int(e: Expr) -> int | None:
+    """The value of a number literal argument (`8` in `seq_put_decimal_ull_width(m, " ", v, 8)`):
+    its closure returns it whatever the frame, and `as_int` of an int is the int."""
+    if e.node is not None and e.node.type == "number_literal" and type(e.const) is int:
+        return e.const
+    return None
+
+
+def _is_string_literal(e: Expr) -> bool:
+    """A string literal argument (`" "`): its closure points at read-only memory holding its
+    bytes whatever the frame (a string the build makes is an input, not a literal)."""
+    return (e.node is not None and e.node.type in ("string_literal", "concatenated_string")
+            and type(e.const) is bytes and e.type[0] == "array")
 
 
 def _extension_getter(prog, node, scope) -> Callable:
@@ -290,6 +312,14 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
             f.ctx.out.call("seq_escape_mem", (data, n, get_flags(f), get_esc(f)), field, where)
 
         return escape_mem
+
+    if len(getters) == 3:  # (most primitives: one tuple built without a comprehension per call)
+        first, second, third = getters
+
+        def call3(f) -> None:
+            f.ctx.out.call(method, (first(f), second(f), third(f)), resolve_field(field, f.ctx), where)
+
+        return call3
 
     def call(f) -> None:
         f.ctx.out.call(method, tuple([g(f) for g in getters]), resolve_field(field, f.ctx), where)
@@ -523,18 +553,24 @@ class ConcreteOutput:
         return len(self.seq.buf), len(self.events), len(self.spans), len(self.sites), len(self.ub), count
 
     def call(self, method: str, args: tuple, field: str | None, where: str) -> None:
-        self._pull()
-        start = len(self.seq.buf)
+        if self.cseq is not None:
+            self._pull()
+        buf = self.seq.buf
+        start = len(buf)
         try:
             getattr(self.seq, method)(*args)
         except LimitExceeded as err:
             raise LimitExceeded(where, err.what) from None
-        self._push()
-        self._site(start, where)
+        if self.cseq is not None:
+            self._push()
+        end = len(self.seq.buf)
+        if end > start:
+            self.sites.append((start, end, where))
         if method in _DELIMITED and isinstance(args[0], (bytes, bytearray)):
-            start += len(bytes(args[0]).split(b"\x00", 1)[0])
-        if field is not None and len(self.seq.buf) > start:
-            self.spans.append((start, len(self.seq.buf), field))
+            nul = args[0].find(0)  # the delimiter's bytes before its NUL are not the field's
+            start += len(args[0]) if nul < 0 else nul
+        if field is not None and end > start:
+            self.spans.append((start, end, field))
 
     def printf(self, plan, values, fields, where: str, sites: tuple | None = None) -> None:
         """`sites`: where the format is and where each argument is (else the call's `where`)."""
