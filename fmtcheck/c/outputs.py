@@ -13,7 +13,6 @@ that evaluates the arguments with the C parameter types and hands them to `ctx.o
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -471,6 +470,7 @@ def _scalar_name(value: Any) -> str:
         return str(value)
     if isinstance(value, Sym):
         text = repr((value.tree, value.bits, value.signed))
+        import hashlib  # (on first use: its OpenSSL binding costs ~2.5 ms of start-up)
         return "=" + hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     raise NotProvable("a %p extension of a local that holds no number")
 

@@ -21,7 +21,6 @@ The same closures run on `fmtcheck.c.symbolic.Sym` values in proof mode.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Callable
 
 from fmtcheck.c import cfront, headers
@@ -318,6 +317,7 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             decl = declarations[current][0]
             seen[current] = b" ".join(decl.text.split())
             todo += [n.text.decode("latin-1") for n in cfront.walk(decl) if n.type == "identifier"]
+        import hashlib  # (on first use: its OpenSSL binding costs ~2.5 ms of start-up)
         digest = hashlib.sha256(b"\n".join(seen[k] for k in sorted(seen))).hexdigest()[:12]
         return f"&{name}#{digest}"
 

@@ -26,7 +26,6 @@ still replayed through both sides.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any, Callable
 
@@ -90,6 +89,7 @@ def _signature(unit, node, scope: dict[str, tuple], preassigned: frozenset[str])
     if any(not _scalar(types[name]) for name in assigned):
         return None
     text = " ".join(tokens) + "\n" + "\n".join(definitions) + "\n" + repr([types[n] for n in free])
+    import hashlib  # (on first use: its OpenSSL binding costs ~2.5 ms of start-up)
     return Signature(hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16], reads, assigned, types)
 
 

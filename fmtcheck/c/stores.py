@@ -15,7 +15,6 @@ either (the path may be another path's memory too).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -142,6 +141,7 @@ def _new_state(ctx: Context, change: str, stored: bool) -> None:
     what the path holds, so a read then is shared by no one (`stored_key`); what a call may have
     written is any value, the same for two sides that made the same calls."""
     previous = ctx.store_state or "0"
+    import hashlib  # (on first use: its OpenSSL binding costs ~2.5 ms of start-up)
     digest = str(int(hashlib.sha1(f"{previous}|{change}".encode("utf-8", "surrogateescape")).hexdigest()[:12], 16))
     after_store = stored or (previous != "0" and not previous.startswith("c"))
     ctx.store_state = digest if after_store else "c" + digest
