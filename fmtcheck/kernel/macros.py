@@ -186,30 +186,25 @@ def _newlines(text: bytes) -> bytes:
     return b"\n" * text.count(b"\n")
 
 
+_QUOTED_OR_BRACE = re.compile(rb'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|[{}]', re.DOTALL)
+
+
 def _depths(text: bytes) -> list[int]:
-    """Brace depth before each byte (strings and char literals skipped)."""
-    out = [0] * (len(text) + 1)
+    """Brace depth before each byte (strings and char literals skipped: a literal runs to its
+    closing quote, past escaped bytes, or to the end). One regex finds the braces outside
+    literals, and each run of bytes between two takes its depth at once (a byte-by-byte loop
+    was a third of parsing a 256-field function)."""
+    out: list[int] = []
     depth = 0
-    quote: int | None = None
-    i = 0
-    while i < len(text):
-        out[i] = depth
-        c = text[i]
-        if quote is not None:
-            if c == 0x5C and i + 1 < len(text):
-                out[i + 1] = depth
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif c in (0x22, 0x27):
-            quote = c
-        elif c == 0x7B:
-            depth += 1
-        elif c == 0x7D:
-            depth -= 1
-        i += 1
-    out[len(text)] = depth
+    done = 0
+    for m in _QUOTED_OR_BRACE.finditer(text):
+        at = m.start()
+        if m.end() - at != 1 or text[at] not in b"{}":
+            continue  # a string or character literal
+        out += [depth] * (at + 1 - done)
+        depth += 1 if text[at] == 0x7B else -1
+        done = at + 1
+    out += [depth] * (len(text) + 1 - done)
     return out
 
 
