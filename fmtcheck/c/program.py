@@ -85,7 +85,16 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
             node = self.current_decl
         if node is None:
             return self.unit.where
-        return f"{self.unit.where}:{self.unit.user_line(node)}"
+        # asked ~10 times per statement compiled (each expression names its place): by the
+        # node's first byte, which fixes its line, once per unit (rule-6 reruns compile it again)
+        lines = self.unit.found.get("where")
+        if lines is None:
+            lines = self.unit.found["where"] = {}
+        start = node.start_byte
+        where = lines.get(start)
+        if where is None:
+            where = lines[start] = f"{self.unit.where}:{self.unit.user_line(node)}"
+        return where
 
     def line(self, node) -> int:
         return self.unit.user_line(node)
