@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Iterator
 
 from fmtcheck.c.headers import includes_of, tree_function_macros, tree_object_macros
 from fmtcheck.c.macroheads import rewrite_macro_heads
+from fmtcheck.c.tsgrammar import c_parser
 from fmtcheck.common.errors import InputError
 from fmtcheck.kernel import macros as kernel_macros
 from fmtcheck.kernel.macros import (
@@ -614,45 +614,9 @@ _NUMBER = re.compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 # tree-sitter
 
 
-@lru_cache(maxsize=1)
-def _parser():
-    from tree_sitter import Language, Parser
-
-    return Parser(Language(_c_grammar().language()))
-
-
-def _c_grammar():
-    """The compiled C grammar of tree_sitter_c (its `_binding` extension module), loaded by its
-    import spec without the package's `__init__`, which imports importlib.resources (tempfile,
-    random...: ~3 ms of every verdict's start-up) for query files the parser never reads. The
-    module is registered under its own name, so a later `import tree_sitter_c` uses it. Any
-    other layout of the package is imported as usual."""
-    import importlib.machinery
-    import importlib.util
-    import os
-    import sys
-
-    name = "tree_sitter_c._binding"
-    if name in sys.modules:
-        return sys.modules[name]
-    package = importlib.util.find_spec("tree_sitter_c")
-    for location in (package.submodule_search_locations or ()) if package is not None else ():
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = os.path.join(location, "_binding" + suffix)
-            if os.path.isfile(path):
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                sys.modules[name] = module
-                return module
-    import tree_sitter_c
-
-    return tree_sitter_c
-
-
 def parse_tree(text: bytes):
     """Parse C text; tree-sitter never raises on bad input, it marks ERROR nodes."""
-    return _parser().parse(text)
+    return c_parser().parse(text)
 
 
 def walk(node) -> Iterator:
