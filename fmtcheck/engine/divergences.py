@@ -13,7 +13,7 @@ every counterexample is confirmed, shrunk and replayed by the interpreter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.common.result import Divergence
@@ -21,7 +21,7 @@ from fmtcheck.engine.budget import WorkBudget
 from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults
 from fmtcheck.engine.inputs import NUMBER_VIEW, VectorInputs
-from fmtcheck.engine.search import case_size, shrink
+from fmtcheck.engine.search import nonzero_count, shrink, text_length
 from fmtcheck.engine.sharing import hangs_on, unwritten_case
 
 MAX_REPORTED_LINES = 12  # differing lines described per function; the rest are counted
@@ -63,7 +63,9 @@ def pending_outcome(renderers: tuple[Any, Any], env: dict, rendered: tuple[bytes
     read: dict[str, None] = {}
     for renderer in renderers:
         renderer.reads(type(env)(env), read)
-    values = {key: env[key] for key in read if key in known}
+    # (the values in the order read, by C-level passes when every key read is a discovered input)
+    keys = list(read) if read.keys() <= known.keys() else [key for key in read if key in known]
+    values = dict(zip(keys, map(env.__getitem__, keys)))
     return PendingOutcome(RenderedOutput(rendered[0]), RenderedOutput(rendered[1]), values, source=inputs)
 
 
@@ -163,10 +165,6 @@ def confirm(runner: Any, outcome: Outcome, label: int) -> Outcome | None:
     return again
 
 
-def size(outcome: Outcome) -> tuple[int, int]:
-    return case_size(outcome.inputs)
-
-
 def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
     """One divergence per differing output line, each with its smallest counterexample and,
     when that is only cosmetic, the worst case found for the same line. Only the cases described
@@ -177,20 +175,14 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
             by_label.setdefault(label, []).append(outcome)
     out: list[Divergence] = []
     labels = sorted(by_label)
-    sizes: dict[int, tuple[int, int]] = {}  # by id: each candidate's size once, for every label it is on
-
-    def sized(outcome: Outcome) -> tuple[int, int]:
-        if id(outcome) not in sizes:
-            sizes[id(outcome)] = size(outcome)
-        return sizes[id(outcome)]
-
+    sizes = CandidateSizes()
     replayed = Replays(runner.run_slow)
     for label in labels:
         if len(out) == MAX_REPORTED_LINES:
             runner.more_lines = len(labels) - labels.index(label)
             break
         outcomes = by_label[label]
-        found = _first_confirmed(runner, sorted(outcomes, key=sized), label)
+        found = _first_confirmed(runner, sizes.smallest_first(outcomes), label)
         if found is None:
             continue
         candidate, smallest = found
@@ -231,13 +223,45 @@ def echoes_a_reported_line(div: Divergence, best: Outcome, out: list[Divergence]
     return any(d.field == div.field and d.kind == div.kind for d in out)
 
 
+class CandidateSizes:
+    """The candidates of a line in the order a stable sort by `case_size` of their inputs gives,
+    made as they are taken: grouped by their count of non-zero inputs, and only the groups reached
+    sorted by the length of their values' texts (the interpreter confirms the first candidate of a
+    line as a rule, and a wide case's texts are thousands of `str` calls). Each group keeps the
+    order the candidates were found in, as the stable sort does. A candidate's counts are made
+    once, for every line it is on."""
+
+    def __init__(self) -> None:
+        self.nonzero: dict[int, int] = {}
+        self.text: dict[int, int] = {}
+
+    def smallest_first(self, outcomes: list[Outcome]) -> Iterator[Outcome]:
+        groups: dict[int, list[Outcome]] = {}
+        for outcome in outcomes:
+            groups.setdefault(self._nonzero(outcome), []).append(outcome)
+        for count in sorted(groups):
+            yield from sorted(groups[count], key=self._text)
+
+    def _nonzero(self, outcome: Outcome) -> int:
+        key = id(outcome)
+        if key not in self.nonzero:
+            self.nonzero[key] = nonzero_count(outcome.inputs)
+        return self.nonzero[key]
+
+    def _text(self, outcome: Outcome) -> int:
+        key = id(outcome)
+        if key not in self.text:
+            self.text[key] = text_length(outcome.inputs)
+        return self.text[key]
+
+
 def shows_a_difference(div: Divergence) -> bool:
     """A line shown the same on both sides (`<seq_user_ns(m)>` against itself) is no difference
     to report: the report never shows identical expected and actual lines."""
     return (div.expected, div.expected_has_newline) != (div.actual, div.actual_has_newline)
 
 
-def _first_confirmed(runner: Any, outcomes: list[Outcome], label: int) -> tuple[Outcome, Outcome] | None:
+def _first_confirmed(runner: Any, outcomes: Iterable[Outcome], label: int) -> tuple[Outcome, Outcome] | None:
     """(the candidate, the interpreter's outcome of it) for the first candidate it confirms."""
     for outcome in outcomes:
         real = confirm(runner, outcome, label)
@@ -277,7 +301,8 @@ def shrink_case(runner: Any, outcome: Outcome, label: int) -> Outcome:
         return None
 
     spare = WorkBudget(runner.budget.bounds)  # shrinking has its own budget: a found slip stays found
-    kinds = {k: runner.kinds.get(k, _kind_of(v)) for k, v in outcome.inputs.items()}
+    known = runner.kinds
+    kinds = {k: known.get(k) or _kind_of(v) for k, v in outcome.inputs.items()}  # (a kind is a non-empty tuple)
     counted = runner.budget
     runner.budget = spare
     try:
