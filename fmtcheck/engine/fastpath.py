@@ -510,8 +510,22 @@ def _field_plan(key: str, bits: int | None, signed: bool) -> tuple | None:
     signed). None for any other read (a key another input's value names)."""
     if key_of(key) is None:
         return (key, None, bits, signed)
-    form = placeholder_format(key)
+    form = placeholder_format(key) or value_key_format(key)
     return None if form is None else (form[0], form[1], bits, signed)
+
+
+def value_key_format(template: str) -> tuple[str, tuple] | None:
+    """(`%`-format, ("@", key, signed, bits)) when `key_of` fills the format with one other input's
+    value in that type (`fixed_count(@irq_of(v):s32, 0)`: calls made with a row's number)."""
+    template = _concrete_template(template)
+    if template is None:
+        return None
+    tokens = list(_TOKEN.finditer(template))
+    if len(tokens) != 1 or tokens[0].group(2) is None:
+        return None
+    m = tokens[0]
+    return (template[:m.start()].replace("%", "%%") + "%s" + template[m.end():].replace("%", "%%"),
+            ("@", m.group(2), m.group(3) == "s", int(m.group(4))))
 
 
 def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[[dict], tuple] | None:
@@ -537,22 +551,38 @@ def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[
     only_ints = len(ints) == len(plans)
     # every field unsigned of one width (a row of u64 counters): one mask, ((v + 0) & m) - 0
     unsigned_mask = masks[0] if only_ints and not any(halves) and len(set(masks)) == 1 else None
+    # the values every field's type holds as they are (-h .. m - h): wrapping changes none of them
+    lowest = max((-half for half in halves), default=0)
+    highest = min((mask - half for half, mask in zip(halves, masks)), default=0)
     placeholder = next(iter(placeholders), None)
+    current = placeholder_value(placeholder)
     keyed = [plan[1] is not None for plan in plans]
     fetch_fixed = itemgetter(*texts) if placeholder is None else None
     single = len(plans) == 1
     fetchers = IterationCache(lambda k: itemgetter(*[text % k if t else text for text, t in zip(texts, keyed)]))
+    listed = IterationCache(lambda k: list(zip([text % k if t else text for text, t in zip(texts, keyed)], keyed)))
+
+    def in_order(env: dict) -> list:
+        """The getters' reads, in order, when one misses (an element is `_element`'s, a plain input raises)."""
+        keys = listed(current(env)) if placeholder is not None else list(zip(texts, keyed))
+        get = env.get  # (most keys are there: no exception raised for them)
+        return [v if (v := get(key, _MISSING)) is not _MISSING else _element(env, key) if element else env[key]
+                for key, element in keys]
 
     def values(env: dict) -> tuple:
         try:
             if fetch_fixed is not None:
                 got = fetch_fixed(env)
             else:
-                got = fetchers(env[placeholder])(env)
+                got = fetchers(current(env))(env)
+            if single:
+                got = (got,)
         except KeyError:
-            return slow(env)
-        if single:
-            got = (got,)
+            if not only_ints:
+                return slow(env)
+            got = in_order(env)  # (a segment of numbers: the getters would read these, in this order)
+        if only_ints and lowest <= min(got) and max(got) <= highest:
+            return tuple(got)  # (two C-level passes: in range, ((v + h) & m) - h is v for every field)
         if unsigned_mask is not None:
             return tuple([v & unsigned_mask for v in got])
         if only_ints:
@@ -566,29 +596,43 @@ def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[
 
 
 def _batched_keys(key_makers: list) -> Callable[[dict], list[str]] | None:
-    """The keys `Renderer.reads` lists at this level, in its order, by one comprehension when
-    every key is plain or a format of one loop placeholder (see field_values); else None."""
-    texts, keyed, placeholders = [], [], set()
+    """`Renderer.reads`'s keys here, in its order, at once when each is plain or one placeholder's format."""
+    texts, keyed, named, placeholders = [], [], [], set()
     for template, concrete, value_keys in key_makers:
-        if value_keys:
-            return None
         if concrete is None:
+            if value_keys:
+                return None
             texts.append(template)
             keyed.append(False)
+            named.append(())
             continue
         form = placeholder_format(template)
         if form is None:
+            form = value_key_format(template)
+            if form is None or value_keys != [form[1][1]]:
+                return None
+        elif value_keys:
             return None
         texts.append(form[0])
         keyed.append(True)
+        named.append(tuple(value_keys))
         placeholders.add(form[1])
     if len(placeholders) > 1:
         return None
     if not placeholders:
         return lambda env: texts
-    placeholder = placeholders.pop()
-    listed = IterationCache(lambda k: [text % k if t else text for text, t in zip(texts, keyed)])
-    return lambda env: listed(env[placeholder])
+    current = placeholder_value(placeholders.pop())
+    listed = IterationCache(lambda k: [key for text, t, more in zip(texts, keyed, named)
+                                       for key in ((text % k if t else text),) + more])
+    return lambda env: listed(current(env))
+
+
+def placeholder_value(placeholder: Any) -> Callable[[dict], Any]:
+    """What fills a key format: a loop's iteration for `#n`, else that input's value in that type."""
+    if isinstance(placeholder, tuple):
+        _, named_by, signed, bits = placeholder
+        return lambda env: _wrap(env[named_by], bits, signed)
+    return lambda env: env[placeholder]
 
 
 class IterationCache:
