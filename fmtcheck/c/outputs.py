@@ -13,6 +13,7 @@ that evaluates the arguments with the C parameter types and hands them to `ctx.o
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -109,6 +110,12 @@ STAR = ("int", 32, True, "width")
 
 def printf_kinds(fmt: bytes) -> list[Any]:
     """The kinds of the varargs a format consumes, in order."""
+    return list(_printf_kinds(bytes(fmt)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _printf_kinds(fmt: bytes) -> tuple[Any, ...]:
+    """`printf_kinds`, once per format (a side may print one 100 times; rule-6 reruns compile it again)."""
     kinds: list[Any] = []
     for item in vsprintf.parse_format(fmt):
         if isinstance(item, vsprintf.InvalidDirective):
@@ -120,7 +127,7 @@ def printf_kinds(fmt: bytes) -> list[Any]:
         if item.precision_star:
             kinds.append(STAR)
         kinds.append(directive_kind(item))
-    return kinds
+    return tuple(kinds)
 
 
 def argument_kinds(name: str, args: list, unit) -> list[tuple[Any, Any]]:
@@ -189,17 +196,17 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
     where = prog.where(node)
     if isinstance(kind, tuple):
         src = e.type if e.type[0] == "int" else (prog.space.hint(text) or kind)
-        literal = _literal_int(e)
-        if literal is not None:
-            value = conv(literal, kind)  # what get_int computes from a number literal, every time
+        if e.node is not None and e.node.type == "number_literal" and type(e.const) is int:
+            value = conv(e.const, kind)  # what get_int computes from a number literal, every time
             return lambda f: value
 
         def get_int(f) -> Any:
             return conv(as_int(fn(f), f, src, text), kind)
 
         return get_int
-    if kind in ("str", "delim") and _is_string_literal(e):
-        data = fn(None).bytes_until_nul()  # a literal's read-only bytes, read once (as get_str would)
+    if (kind in ("str", "delim") and e.node is not None and e.node.type in ("string_literal", "concatenated_string")
+            and type(e.const) is bytes and e.type[0] == "array"):  # a literal: read-only memory holding its bytes
+        data = fn(None).bytes_until_nul()  # read once (as get_str would)
         return lambda f: data
     domain = prog.space.str_domain(text)
 
@@ -226,21 +233,6 @@ def _arg_getter(prog, node, kind, scope) -> Callable:
         raise Inconclusive(where, f"argument '{text}' is not a string")
 
     return get_str
-
-
-def _literal_int(e: Expr) -> int | None:
-    """The value of a number literal argument (`8` in `seq_put_decimal_ull_width(m, " ", v, 8)`):
-    its closure returns it whatever the frame, and `as_int` of an int is the int."""
-    if e.node is not None and e.node.type == "number_literal" and type(e.const) is int:
-        return e.const
-    return None
-
-
-def _is_string_literal(e: Expr) -> bool:
-    """A string literal argument (`" "`): its closure points at read-only memory holding its
-    bytes whatever the frame (a string the build makes is an input, not a literal)."""
-    return (e.node is not None and e.node.type in ("string_literal", "concatenated_string")
-            and type(e.const) is bytes and e.type[0] == "array")
 
 
 def _extension_getter(prog, node, scope) -> Callable:
@@ -390,7 +382,6 @@ def _compile_choice(prog, fmt, args: list, node, scope: dict) -> Callable:
 
 
 def _compile_format(prog, fmt: bytes, args: list, node, scope: dict) -> Callable:
-    items = vsprintf.parse_format(fmt)
     kinds = printf_kinds(fmt)
     values = args[2:]
     if len(values) < len(kinds):
@@ -400,7 +391,7 @@ def _compile_format(prog, fmt: bytes, args: list, node, scope: dict) -> Callable
     fields = [None if literal_bytes(a) is not None or a.type in ("char_literal", "number_literal", "sizeof_expression")
               else a.text.decode("latin-1") for a in values[: len(kinds)]]
     where = prog.where(node)
-    plan = _printf_plan(items)
+    plan = _plan_of(bytes(fmt))
     # the line of the format (its literal text) and of each argument (its field), for reports
     sites = (prog.where(args[1]), tuple(prog.where(a) for a in values[: len(kinds)]))
 
@@ -473,6 +464,12 @@ def _scalar_name(value: Any) -> str:
         import hashlib  # (on first use: its OpenSSL binding costs ~2.5 ms of start-up)
         return "=" + hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     raise NotProvable("a %p extension of a local that holds no number")
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan_of(fmt: bytes) -> tuple[Step, ...]:
+    """A format's plan, once per format (2 ms for a 256-field line's; its steps are frozen, shared)."""
+    return _printf_plan(vsprintf.parse_format(fmt))
 
 
 def _printf_plan(items) -> tuple[Step, ...]:
