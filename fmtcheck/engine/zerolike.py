@@ -12,7 +12,7 @@ per case would have, in the same order, without building a vector and an input s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from fmtcheck.engine import counts
 from fmtcheck.engine.inputs import base_key
@@ -103,6 +103,7 @@ def passed_over_in_a_row(runner: "Runner", key: str, values: list[Any], start: i
     budget = runner.budget
     room = None  # cases the budget's counts still allow (None: not yet asked)
     bounded = bool(runner.divergent) and key in runner.loop_bounds
+    as_zero = None  # `renders_as_zero` of {key: v}, made once the traces' zero case is read
     done = 0
     for value in values[start:]:
         if type(held) is type(value) and held == value:
@@ -120,10 +121,25 @@ def passed_over_in_a_row(runner: "Runner", key: str, values: list[Any], start: i
         if bounded and counts.too_long_after_divergence({key: value}, runner.loop_bounds):
             done += 1  # passed over, not counted, as try_case does
             continue
-        if not renders_as_zero(runner, True, {key: value}):
+        if as_zero is None:
+            if not renders_as_zero(runner, True, {key: value}):
+                return done
+            as_zero = _renders_as_zero_for(runner.zero_reads, key)
+        elif not as_zero(value):
             return done
         runner.cases += 1
         budget.charge(1)
         room -= 1
         done += 1
     return done
+
+
+def _renders_as_zero_for(zero_reads: ZeroReads, key: str) -> Callable[[Any], bool]:
+    """`zero_reads.renders_as_zero({key: v})` as a function of v, KEY's part of it decided once:
+    a value of its zero's type, at the zero when the zero case reads KEY."""
+    if zero_reads.keys is None:
+        return lambda value: False
+    zero = zero_reads.zeros.get(key, _MISSING)
+    if key in zero_reads.keys:
+        return lambda value: type(value) is type(zero) and value == zero
+    return lambda value: type(value) is type(zero)
