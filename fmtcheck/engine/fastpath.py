@@ -145,15 +145,18 @@ def placeholder_format(template: str) -> tuple[str, str] | None:
     """(`%`-format, placeholder) when the concrete key of `template` is the format filled with the
     one loop placeholder's value (`s->v[#0]` -> ("s->v[%s]", "#0")), the form most keys of a loop
     body take; None for a plain key or any other template (key_of handles those)."""
+    form = _one_token_format(template)
+    return None if form is None or form[1].group(1) is None else (form[0], "#" + form[1].group(1))
+
+
+def _one_token_format(template: str) -> tuple[str, re.Match] | None:
+    """The `%`-format `key_of` fills for a template of one token, and that token (else None)."""
     template = _concrete_template(template)
-    if template is None:
-        return None
-    tokens = list(_TOKEN.finditer(template))
-    if len(tokens) != 1 or tokens[0].group(1) is None:
+    tokens = list(_TOKEN.finditer(template)) if template is not None else []
+    if len(tokens) != 1:
         return None
     m = tokens[0]
-    return (template[:m.start()].replace("%", "%%") + "%s" + template[m.end():].replace("%", "%%"),
-            "#" + m.group(1))
+    return template[:m.start()].replace("%", "%%") + "%s" + template[m.end():].replace("%", "%%"), m
 
 
 def _chain_nodes_as_placeholders(template: str) -> str:
@@ -517,15 +520,11 @@ def _field_plan(key: str, bits: int | None, signed: bool) -> tuple | None:
 def value_key_format(template: str) -> tuple[str, tuple] | None:
     """(`%`-format, ("@", key, signed, bits)) when `key_of` fills the format with one other input's
     value in that type (`fixed_count(@irq_of(v):s32, 0)`: calls made with a row's number)."""
-    template = _concrete_template(template)
-    if template is None:
+    form = _one_token_format(template)
+    if form is None or form[1].group(2) is None:
         return None
-    tokens = list(_TOKEN.finditer(template))
-    if len(tokens) != 1 or tokens[0].group(2) is None:
-        return None
-    m = tokens[0]
-    return (template[:m.start()].replace("%", "%%") + "%s" + template[m.end():].replace("%", "%%"),
-            ("@", m.group(2), m.group(3) == "s", int(m.group(4))))
+    m = form[1]
+    return form[0], ("@", m.group(2), m.group(3) == "s", int(m.group(4)))
 
 
 def field_values(getters: list[Callable[[dict], Any]], plans: list) -> Callable[[dict], tuple] | None:
