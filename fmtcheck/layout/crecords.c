@@ -288,11 +288,217 @@ records_run(PyObject *self, PyObject *args)
     return Py_BuildValue("nOn", last, died ? Py_True : Py_False, lines);
 }
 
+/* The key of the text P[A:B] as lookahead.key_text gives it: blanks stripped, then "-:/" at its
+ * start, then spaces. Returns the key's length; *from is where it starts. */
+static Py_ssize_t
+key_text(const unsigned char *p, Py_ssize_t a, Py_ssize_t b, Py_ssize_t *from)
+{
+    while (a < b && (p[a] == ' ' || p[a] == '\t'))
+        a++;
+    while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
+        b--;
+    while (a < b && (p[a] == '-' || p[a] == ':' || p[a] == '/'))
+        a++;
+    while (a < b && p[a] == ' ')
+        a++;
+    while (b > a && p[b - 1] == ' ')
+        b--;
+    *from = a;
+    return b - a;
+}
+
+static PyObject *
+records_line_keys(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t start, stop, i, from, n, o = 0;
+    int stop_byte;
+    PyObject *out;
+    unsigned char *q;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nni", &data, &start, &stop, &stop_byte))
+        return NULL;
+    if (start < 0 || stop > data.len || start > stop || stop_byte < 0 || stop_byte > 255 || stop_byte == '\n') {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "line keys out of bounds");
+        return NULL;
+    }
+    out = PyBytes_FromStringAndSize(NULL, stop - start); /* a key and its newline are no longer than its line */
+    if (out == NULL) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    q = (unsigned char *)PyBytes_AS_STRING(out);
+    const unsigned char *p = (const unsigned char *)data.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (i = start; i < stop;) {
+        const unsigned char *nl = memchr(p + i, '\n', (size_t)(stop - i));
+        if (nl == NULL)
+            break;
+        Py_ssize_t end = nl - p;
+        const unsigned char *at = memchr(p + i, stop_byte, (size_t)(end - i));
+        if (at != NULL) {
+            n = key_text(p, i, at - p, &from);
+            memcpy(q + o, p + from, (size_t)n);
+            o += n;
+            q[o++] = '\n';
+        }
+        i = end + 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    if (_PyBytes_Resize(&out, o) < 0)
+        return NULL;
+    return out;
+}
+
+#define MAX_PROBES 1024 /* a longer probe (keys made to collide) gives the answer back to Python */
+
+typedef struct {
+    const unsigned char *p;
+    Py_ssize_t n;
+    uint64_t h;
+} Key;
+
+typedef struct {
+    Key *keys;
+    Py_ssize_t count;
+    int32_t *slots; /* index + 1 into keys, 0 for empty */
+    size_t mask;
+} KeySet;
+
+/* The lines of P[0:N] (each ended by a newline) as keys with their FNV-1a hashes. */
+static Key *
+split_keys(const unsigned char *p, Py_ssize_t n, Py_ssize_t *count)
+{
+    Py_ssize_t lines = 0, i, k = 0, from = 0;
+    Key *keys;
+
+    for (i = 0; i < n; i++)
+        lines += p[i] == '\n';
+    keys = PyMem_Malloc(sizeof(Key) * (size_t)(lines ? lines : 1));
+    if (keys == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (p[i] != '\n')
+            continue;
+        uint64_t h = 1469598103934665603ULL;
+        for (Py_ssize_t j = from; j < i; j++)
+            h = (h ^ p[j]) * 1099511628211ULL;
+        keys[k].p = p + from;
+        keys[k].n = i - from;
+        keys[k].h = h;
+        k++;
+        from = i + 1;
+    }
+    *count = k;
+    return keys;
+}
+
+static int
+set_init(KeySet *s, Key *keys, Py_ssize_t count)
+{
+    size_t size = 16;
+
+    while (size < (size_t)count * 2)
+        size <<= 1;
+    s->keys = keys;
+    s->count = 0;
+    s->mask = size - 1;
+    s->slots = PyMem_Calloc(size, sizeof(int32_t));
+    return s->slots == NULL ? -1 : 0;
+}
+
+/* Is KEY in S: 1 yes, 0 no (added when ADD), -1 past MAX_PROBES. */
+static int
+set_find(KeySet *s, const Key *key, int32_t index, int add)
+{
+    size_t at = (size_t)key->h & s->mask;
+    int probes;
+
+    for (probes = 0; probes < MAX_PROBES; probes++, at = (at + 1) & s->mask) {
+        int32_t slot = s->slots[at];
+        if (slot == 0) {
+            if (add)
+                s->slots[at] = index + 1;
+            return 0;
+        }
+        const Key *o = &s->keys[slot - 1];
+        if (o->h == key->h && o->n == key->n && memcmp(o->p, key->p, (size_t)key->n) == 0)
+            return 1;
+    }
+    return -1;
+}
+
+static PyObject *
+records_keys_only_in(PyObject *self, PyObject *args)
+{
+    Py_buffer a, b;
+    Py_ssize_t shown, na = 0, nb = 0, i, count = 0;
+    Key *ka = NULL, *kb = NULL;
+    KeySet in_b = {0}, seen = {0};
+    PyObject *first = NULL, *result = NULL;
+    int gave_up = 0;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*n", &a, &b, &shown))
+        return NULL;
+    if (a.len > INT32_MAX / 2 || b.len > INT32_MAX / 2 || shown < 0) {
+        PyErr_SetString(PyExc_ValueError, "keys out of bounds");
+        goto done;
+    }
+    ka = split_keys(a.buf, a.len, &na);
+    kb = split_keys(b.buf, b.len, &nb);
+    first = PyList_New(0);
+    if (ka == NULL || kb == NULL || first == NULL || set_init(&in_b, kb, nb) < 0 || set_init(&seen, ka, na) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < nb && !gave_up; i++)
+        gave_up = set_find(&in_b, &kb[i], (int32_t)i, 1) < 0;
+    for (i = 0; i < na && !gave_up; i++) {
+        int there = set_find(&in_b, &ka[i], 0, 0);
+        if (there == 0)
+            there = set_find(&seen, &ka[i], (int32_t)i, 1);
+        if (there < 0)
+            gave_up = 1;
+        else if (there == 0 && ++count <= shown) {
+            PyObject *key = PyBytes_FromStringAndSize((const char *)ka[i].p, ka[i].n);
+            if (key == NULL || PyList_Append(first, key) < 0) {
+                Py_XDECREF(key);
+                goto done;
+            }
+            Py_DECREF(key);
+        }
+    }
+    if (gave_up) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = Py_BuildValue("nO", count, first);
+done:
+    Py_XDECREF(first);
+    PyMem_Free(ka);
+    PyMem_Free(kb);
+    PyMem_Free(in_b.slots);
+    PyMem_Free(seen.slots);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return result;
+}
+
 static PyMethodDef records_methods[] = {
     {"run", records_run, METH_VARARGS,
      "run(table, classes, width, state, nlstate, limit, data, start, stop) -> (end of the last record, died, newlines before it)"},
     {"check", records_check, METH_VARARGS,
      "check(table, classes, width) -> whether every entry is a row offset inside the table"},
+    {"line_keys", records_line_keys, METH_VARARGS,
+     "line_keys(data, start, stop, stop_byte) -> the key of each line (key_text of the text before its first "
+     "stop_byte), each followed by a newline"},
+    {"keys_only_in", records_keys_only_in, METH_VARARGS,
+     "keys_only_in(a, b, shown) -> (distinct lines of a not in b, the first `shown` of them), or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -26,6 +26,7 @@ from fmtcheck.common.errors import InputError
 from fmtcheck.common.options import Options
 from fmtcheck.common.plain import replace
 from fmtcheck.common.result import Divergence, Report, Result
+from fmtcheck.layout import native
 from fmtcheck.layout.capture import grammar_for, match_capture
 from fmtcheck.layout.explain import classify, first_difference
 from fmtcheck.layout.keys import INVENTORY_BYTES, diff_columns, diff_keys, inventory_of, is_keyed
@@ -159,19 +160,30 @@ def record_notes(old_records: list, new_records: list) -> list[str]:
         block, old_flat, new_flat = single
         if old_flat == new_flat:
             return []
-        old_keys, new_keys = dict.fromkeys(old_flat), dict.fromkeys(new_flat)
         shown_as = lambda key: f"{block} {_show_key((key,))}"  # noqa: E731
+        found = [native.keys_only_in(a, b, MAX_KEYS_SHOWN) for a, b in ((old_flat, new_flat), (new_flat, old_flat))]
+        if None not in found:
+            return _only_notes(found, shown_as)
+        old_keys, new_keys = dict.fromkeys(old_flat.split(b"\n")[:-1]), dict.fromkeys(new_flat.split(b"\n")[:-1])
     else:
         old_keys = dict.fromkeys(expanded_records(old_records))  # (block, key), in the order first seen
         new_keys = dict.fromkeys(expanded_records(new_records))
         shown_as = lambda record: f"{record[0]} {_show_key(record[1])}"  # noqa: E731
-    notes = []
-    for label, a, b in (("only in OLD", old_keys, new_keys), ("only in NEW", new_keys, old_keys)):
+    found = []
+    for a, b in ((old_keys, new_keys), (new_keys, old_keys)):
         only = list(itertools.filterfalse(b.__contains__, a))
-        if only:
-            shown = ", ".join(shown_as(r) for r in only[:MAX_KEYS_SHOWN])
-            more = f" and {len(only) - MAX_KEYS_SHOWN} more" if len(only) > MAX_KEYS_SHOWN else ""
-            notes.append(f"{len(only)} record(s) {label}: {shown}{more}")
+        found.append((len(only), only[:MAX_KEYS_SHOWN]))
+    return _only_notes(found, shown_as)
+
+
+def _only_notes(found: list, shown_as) -> list[str]:
+    """The notes of FOUND: (how many records only OLD holds, the first of them), then NEW's."""
+    notes = []
+    for label, (count, first) in zip(("only in OLD", "only in NEW"), found):
+        if count:
+            shown = ", ".join(shown_as(r) for r in first)
+            more = f" and {count - MAX_KEYS_SHOWN} more" if count > MAX_KEYS_SHOWN else ""
+            notes.append(f"{count} record(s) {label}: {shown}{more}")
     return notes
 
 
@@ -179,22 +191,24 @@ def _single_block_keys(old_records: list, new_records: list) -> tuple | None:
     """(block, OLD's keys, NEW's keys) when every record of both sides is of one block and keyed by
     one field: then a key stands for its record ((block, (key,)) <-> key is one to one, so the
     records first seen, and those on one side only, are the same), and the keys read in bulk
-    (`KeyRun`) are compared as they are, without a tuple per record. Else None."""
+    (`KeyRun`) are compared as they are, each side's keys one string, each key followed by a
+    newline, without a tuple or a bytes object per record. Else (or for a key holding a newline,
+    which a record read line by line may have) None."""
     blocks = set()
     flat: list[list] = [[], []]
     for side, records in enumerate((old_records, new_records)):
         for r in records:
             if isinstance(r, KeyRun):
                 blocks.add(r.block)
-                flat[side] += r.keys
-            elif len(r[1]) == 1:
+                flat[side].append(r.keys)
+            elif len(r[1]) == 1 and b"\n" not in r[1][0]:
                 blocks.add(r[0])
-                flat[side].append(r[1][0])
+                flat[side] += (r[1][0], b"\n")
             else:
                 return None
             if len(blocks) > 1:
                 return None
-    return (blocks.pop(), flat[0], flat[1]) if blocks else None
+    return (blocks.pop(), b"".join(flat[0]), b"".join(flat[1])) if blocks else None
 
 
 def _show_key(key: tuple) -> str:

@@ -71,19 +71,23 @@ RecordSeen = tuple  # (block name, key tuple): a record found in the capture, fo
 @plain
 class KeyRun:
     """Records of one block matched in bulk, whose key is one field: BLOCK and the keys' texts in
-    order, standing for the RecordSeen (BLOCK, (key,)) of each. One list from one findall per
-    window, not a tuple per record (100,000 net/dev rows), and two runs that agree compare as
-    two lists (`diff.record_notes`)."""
+    order, each followed by a newline (one line of a row holds no newline before its key's end),
+    standing for the RecordSeen (BLOCK, (key,)) of each. One bytes object per window, read by
+    the extension (`native.line_keys`) or one findall, not a tuple or a bytes object per record
+    (100,000 net/dev rows), and two runs that agree compare as two strings (`diff.record_notes`)."""
 
     block: str
-    keys: list
+    keys: bytes
+
+    def key_list(self) -> list[bytes]:
+        return self.keys.split(b"\n")[:-1]
 
 
 def expanded_records(records: list) -> Iterator[RecordSeen]:
     """Each record as (block, key tuple), a KeyRun's one by one."""
     for r in records:
         if isinstance(r, KeyRun):
-            yield from zip(itertools.repeat(r.block), zip(r.keys))
+            yield from zip(itertools.repeat(r.block), zip(r.key_list()))
         else:
             yield r
 

@@ -201,7 +201,10 @@ class RecordMatcher:
 
     def note_lines(self, node: Records, buf: bytes, start: int, end: int, stop_byte: int) -> None:
         """Collect the one-line records of buf[start:end], keyed by the text before STOP_BYTE."""
-        keys = leading_keys(stop_byte).findall(buf, start, end)  # every line has STOP_BYTE (it matched)
+        keys = native.line_keys(buf, start, end, stop_byte)
+        if keys is None:  # every line has STOP_BYTE (it matched)
+            found = leading_keys(stop_byte).findall(buf, start, end)
+            keys = b"\n".join(found) + b"\n" if found else b""
         self.records.append(KeyRun(node.name, keys))
 
     def dfa_lines(self, comp: Compiled, st: State, top: bool, node: Records) -> tuple[bool, bool]:

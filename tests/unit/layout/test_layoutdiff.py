@@ -113,6 +113,7 @@ def _notes_one_by_one(old, new):
     ([("dev", (b"a",)), ("dev", (b"b", b"1"))], [("dev", (b"b", b"1"))]),  # a key of two fields
     ([("dev", (b"a",)), ("vma", (b"a",))], [("vma", (b"a",))]),  # two blocks, one key text
     ([], [("dev", (b"a",))]),
+    ([("dev", (b"a\nb",)), ("dev", (b"a",))], [("dev", (b"a",)), ("dev", (b"b",))]),  # a key holding a newline
 ])
 def test_record_notes_of_keys_read_in_bulk_are_those_of_the_records_one_by_one(old, new):
     """Keys collected in bulk (KeyRun: one list per window) give the notes the records one by one
@@ -124,10 +125,10 @@ def test_record_notes_of_keys_read_in_bulk_are_those_of_the_records_one_by_one(o
         out = []
         for i, (blk, key) in enumerate(records):
             if len(key) == 1 and i % 3:
-                if out and isinstance(out[-1], KeyRun) and out[-1].block == blk and len(out[-1].keys) < 2:
-                    out[-1].keys.append(key[0])
+                if out and isinstance(out[-1], KeyRun) and out[-1].block == blk and len(out[-1].key_list()) < 2:
+                    out[-1].keys += key[0] + b"\n"
                 else:
-                    out.append(KeyRun(blk, [key[0]]))
+                    out.append(KeyRun(blk, key[0] + b"\n"))
             else:
                 out.append((blk, key))
         return out
