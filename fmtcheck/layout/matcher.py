@@ -284,7 +284,7 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         if comp.dfa_uses >= DFA_LINE_USES or "regex" in comp.__dict__:
             return None  # once a line's regex is used often, Python's compiled regex is cheaper per call
         pattern = comp.pattern
-        if r.end - pos < records.DFA_MIN_BYTES and not dfa.plan_built(pattern) and not native.line_table_built(pattern):
+        if r.ahead(pos) < records.DFA_MIN_BYTES and not dfa.plan_built(pattern) and not native.line_table_built(pattern):
             return None  # a small capture: not worth a translation and an RE2 compile
         comp.dfa_uses += 1
         table = native.line_table(pattern)

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 import struct
 
 from fmtcheck.common.errors import InputError
-from fmtcheck.common.inputfile import InputStream
 from fmtcheck.common.plain import plain
 from fmtcheck.layout import dfa
 from fmtcheck.layout.gcache import cache_dir, cached_bytes
+from fmtcheck.layout.reader import regular_size
 
 try:  # an optional accelerator: without it records are matched by RE2 or Python's re
     from fmtcheck.layout import crecords
@@ -185,7 +184,7 @@ def match_records(m, comp, st, top: bool, node) -> tuple[bool, bool]:
     if not ENABLED:
         return False, False
     r = m.r
-    size = _regular_size(r.f) if top else None
+    size = regular_size(r.f) if top else None
     if size is None:
         r.ensure(st.pos, NATIVE_MIN_BYTES)
     if (size if size is not None else r.end) - st.pos < NATIVE_MIN_BYTES:
@@ -216,17 +215,6 @@ def match_records(m, comp, st, top: bool, node) -> tuple[bool, bool]:
         if top:
             r.keep = st.pos
         r.ensure(st.pos, r.end - st.pos + 1)  # the window ended inside a record: one more chunk
-
-
-def _regular_size(f) -> int | None:
-    """The size of F when it is a regular file read by an InputStream (positions are its offsets)."""
-    if not isinstance(f, InputStream) or f.is_pipe or f.fd < 0:
-        return None
-    try:
-        st = os.fstat(f.fd)
-    except OSError:
-        return None
-    return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def _byte_before(r, pos: int) -> int | None:
