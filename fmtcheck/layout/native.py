@@ -37,6 +37,7 @@ except ImportError:  # pragma: no cover - built at install when a C compiler is 
 ENABLED = crecords is not None and os.environ.get("FMTCHECK_NATIVE", "").lower() not in ("off", "0", "no")
 NATIVE_MIN_BYTES = 8 << 20  # bytes ahead from which records are matched natively
 BUFFER = 4 << 20  # bytes of a regular file read at a time into one reused buffer (`_match_file`)
+FIRST_FILL = 256 << 10  # bytes the first read of a run asks for; each next one twice as many, up to BUFFER
 MAX_BUFFER = 64 << 20  # a record longer than this is left to the reader's windows (no /proc record nears it)
 _HEADER = struct.Struct("<8sqqqqq")  # magic, width, limit, start state (buffer start), (after a newline), one line
 _MAGIC = b"fmtdfa1\0"
@@ -228,17 +229,21 @@ def _match_file(m, table: Table, st, node, comp) -> tuple[bool, bool]:
     memory the cache still holds, where the windows join 1 MiB reads into fresh 8 MiB strings
     (~0.4 ms of CPU per MB, as much as the matching of an smaps capture: issue #17). Each read
     starts with the record the last run left unfinished (moved to the front); a record longer than
-    the buffer doubles it, up to MAX_BUFFER. The records and the answer are those of the windows:
-    the same runs of the same table over the same bytes, cut at other record ends. At the end the
-    reader goes on from st.pos."""
+    the buffer doubles it, up to MAX_BUFFER. The first read asks FIRST_FILL bytes and each next one
+    twice as many: the first runs of a capture often stop early (a record's variants undecided,
+    the DFA dies at the first row that settles them), and then read 4 MiB for a few records. The
+    buffer is the process's own, kept for the next run (a fresh 4 MiB costs its page faults each
+    time). The records and the answer are those of the windows: the same runs of the same table
+    over the same bytes, cut at other record ends. At the end the reader goes on from st.pos."""
     r = m.r
     fd = r.f.fd
     stop_byte = m.dfa_keys(node, comp) if m.collect else None
-    buf = bytearray(BUFFER)
+    buf = _buffer()
+    want = min(len(buf), FIRST_FILL)
     held, matched, died = 0, False, False
     state = table.start_first if st.pos == 0 else table.start_nl  # a record starts after a newline
     while True:
-        n, at_end = _fill(fd, buf, held, st.pos, r.where)
+        n, at_end = _fill(fd, buf, held, st.pos, r.where, want)
         end, died, lines = crecords.run(table.table, table.classes, table.width, state, table.start_nl,
                                         table.limit, buf, 0, n)
         state = table.start_nl
@@ -251,24 +256,34 @@ def _match_file(m, table: Table, st, node, comp) -> tuple[bool, bool]:
         if died or at_end:
             break
         held = n - end
-        if end == 0:  # one record fills the buffer: a larger one
+        if end == 0 and n == len(buf):  # one record fills the buffer: a larger one
             if len(buf) >= MAX_BUFFER:
                 break
-            buf.extend(bytes(len(buf)))
-        else:
+            buf = buf + bytes(len(buf))  # a copy: the process's buffer keeps its size
+        elif end > 0:
             buf[:held] = bytes(memoryview(buf)[end:n])
+        want = min(len(buf), want * 2)
     r.skip_to(st.pos)
     return matched, died
 
 
-def _fill(fd: int, buf: bytearray, held: int, pos: int, where: str) -> tuple[int, bool]:
-    """Read into BUF after its first HELD bytes from the file offset POS + HELD, until BUF is full
-    or the file ends: (the bytes BUF now holds, whether the file ended)."""
+_BUFFERS: list[bytearray] = []  # the buffer _match_file reads into, kept while BUFFER says its size
+
+
+def _buffer() -> bytearray:
+    if not _BUFFERS or len(_BUFFERS[0]) != BUFFER:
+        _BUFFERS[:] = [bytearray(BUFFER)]
+    return _BUFFERS[0]
+
+
+def _fill(fd: int, buf: bytearray, held: int, pos: int, where: str, upto: int) -> tuple[int, bool]:
+    """Read into BUF after its first HELD bytes from the file offset POS + HELD, until BUF holds
+    UPTO bytes or the file ends: (the bytes BUF now holds, whether the file ended)."""
     view = memoryview(buf)
     n = held
-    while n < len(buf):
+    while n < upto:
         try:
-            got = os.preadv(fd, [view[n:]], pos + n)
+            got = os.preadv(fd, [view[n:upto]], pos + n)
         except OSError as err:
             raise InputError(where, err.strerror or "read error") from None
         if got == 0:

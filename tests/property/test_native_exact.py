@@ -131,13 +131,13 @@ def test_diff_gives_the_same_result_with_and_without_the_native_matcher(tmp_path
 @settings(max_examples=100)
 @given(which=st.integers(0, 1 << 16), kind=st.sampled_from(MUTATIONS), where=st.integers(0, 1 << 20),
        pick=st.integers(0, 1 << 16), buffer=st.sampled_from([64, 1000, 4096, native.BUFFER]),
-       largest=st.sampled_from([128, native.MAX_BUFFER]))
+       largest=st.sampled_from([128, native.MAX_BUFFER]), first=st.sampled_from([16, 100, native.FIRST_FILL]))
 def test_check_of_a_file_read_into_one_buffer_gives_the_windows_results(tmp_path_factory, which, kind, where,
-                                                                       pick, buffer, largest):
+                                                                       pick, buffer, largest, first):
     """A regular file's records are read into one reused buffer (`native._match_file`), cut at other
-    record ends than the reader's windows, the buffer doubled for a longer record and, past its
-    largest size, the rest left to the windows: the results are the same as without the native
-    matcher."""
+    record ends than the reader's windows, the first reads smaller, the buffer doubled for a longer
+    record and, past its largest size, the rest left to the windows: the results are the same as
+    without the native matcher."""
     from fmtcheck.common.options import Options
     from fmtcheck.layout.capture import check_captures
 
@@ -145,14 +145,15 @@ def test_check_of_a_file_read_into_one_buffer_gives_the_windows_results(tmp_path
     path = tmp_path_factory.mktemp("native") / "capture"
     path.write_bytes(mutate(data, kind, where, pick))
     out = []
-    saved = native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER
+    saved = native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER, native.FIRST_FILL
     try:
         for use in (True, False):
             native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER = use, 0, buffer, largest
+            native.FIRST_FILL = first
             r = check_captures([str(path)], Options(grammar=grammar)).results[0]
             out.append((r.verdict, r.divergences, r.notes, r.cases))
     finally:
-        native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER = saved
+        native.ENABLED, native.NATIVE_MIN_BYTES, native.BUFFER, native.MAX_BUFFER, native.FIRST_FILL = saved
     assert out[0] == out[1]
 
 
