@@ -161,8 +161,8 @@ def record_notes(old_records: list, new_records: list) -> list[str]:
         if old_flat == new_flat:
             return []
         shown_as = lambda key: f"{block} {_show_key((key,))}"  # noqa: E731
-        found = [native.keys_only_in(a, b, MAX_KEYS_SHOWN) for a, b in ((old_flat, new_flat), (new_flat, old_flat))]
-        if None not in found:
+        found = native.keys_only_in(old_flat, new_flat, MAX_KEYS_SHOWN)
+        if found is not None:
             return _only_notes(found, shown_as)
         old_keys, new_keys = dict.fromkeys(old_flat.split(b"\n")[:-1]), dict.fromkeys(new_flat.split(b"\n")[:-1])
     else:

@@ -131,11 +131,12 @@ def line_keys(buf: bytes, start: int, end: int, stop_byte: int) -> bytes | None:
     return crecords.line_keys(buf, start, end, stop_byte)
 
 
-def keys_only_in(a: bytes, b: bytes, shown: int) -> tuple[int, list[bytes]] | None:
+def keys_only_in(a: bytes, b: bytes, shown: int) -> tuple | None:
     """Of A's lines (keys, each followed by a newline, as `line_keys` gives them): how many
-    distinct ones B's lines do not hold, and the first SHOWN of them in A's order, compared by the
-    extension in its own hash sets (no bytes object per key, no dict). None without the extension,
-    or when keys made to collide would take it too long (Python's dicts then answer)."""
+    distinct ones B's lines do not hold, and the first SHOWN of them in A's order; then the same
+    of B against A. Compared by the extension in its own hash sets (no bytes object per key, no
+    dict). None without the extension, or when keys made to collide would take it too long
+    (Python's dicts then answer)."""
     if not ENABLED:
         return None
     return crecords.keys_only_in(a, b, shown)

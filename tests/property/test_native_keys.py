@@ -55,9 +55,11 @@ def test_keys_only_in_gives_what_dicts_of_the_keys_give(old, new, shown, real, t
         old = old + keys[take[0] % (len(keys) + 1):]
         new = keys[: take[1] % (len(keys) + 1)] + new
     a, b = dict.fromkeys(old), dict.fromkeys(new)
-    only = list(itertools.filterfalse(b.__contains__, a))
+    only_a = list(itertools.filterfalse(b.__contains__, a))
+    only_b = list(itertools.filterfalse(a.__contains__, b))
     blob = lambda keys: b"".join(k + b"\n" for k in keys)  # noqa: E731
-    assert native.keys_only_in(blob(old), blob(new), shown) == (len(only), only[:shown])
+    assert native.keys_only_in(blob(old), blob(new), shown) == ((len(only_a), only_a[:shown]),
+                                                                 (len(only_b), only_b[:shown]))
 
 
 @settings(max_examples=200)
