@@ -57,6 +57,7 @@ class Compiled:
     checks: list
     groups: dict  # field name -> group name (top-level, non-repeated fields)
     dfa_uses: int = 0  # single lines decided by the DFA (matcher.dfa_line)
+    prefix: bytes = b""  # the bytes every match starts with (`literal_prefix`), b"" when not known
 
     @functools.cached_property
     def regex(self) -> re.Pattern:
@@ -68,7 +69,12 @@ class Compiled:
         process has already built the line's plan (`dfa.plan_built`): the same answer (a plan
         exists only for a one-line regex with exactly the same matches, and a match of one line
         ends at its newline), without compiling the regex, which a rejected variant's lines
-        (explained while it is tried) would otherwise each cost."""
+        (explained while it is tried) would otherwise each cost. A LINE that does not start with
+        the literal text every match starts with is refused before anything is compiled (the
+        first smaps record tries its 3.x field order, whose lines are each explained: ~20 regex
+        compiles for lines that never start with their label)."""
+        if not line.startswith(self.prefix):
+            return False  # no match can start otherwise: the regex need not be compiled to say so
         if (not self.checks and "regex" not in self.__dict__ and line.find(b"\n") == len(line) - 1
                 and dfa.plan_built(self.pattern)):
             plan = self.line_plan
@@ -268,6 +274,17 @@ def binding_names(grammar: Grammar) -> frozenset:
             if f.same_as:
                 names.add(f.same_as)
     return frozenset(names)
+
+
+def literal_prefix(items) -> bytes:
+    """The bytes every rendering of ITEMS starts with: its leading literals (`Lit`, matched as
+    they are, `rx_lit`), up to the first item of another kind."""
+    out = []
+    for item in items:
+        if not isinstance(item, Lit):
+            break
+        out.append(item.data)
+    return b"".join(out)
 
 
 def compile_items(grammar: Grammar, items, params: dict, prefix: str = "g") -> Compiled:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from fmtcheck.common.result import Divergence
-from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
+from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, literal_prefix, run_checks
 from fmtcheck.layout.loose import loose_walk
 from fmtcheck.layout.model import (
     Grammar,
@@ -39,7 +39,8 @@ def missing_blank(g: Grammar, node: Line, text: bytes, params: dict, before: int
     if compiled is None:
         try:
             comp = LineCompiler(g, dict(params))
-            compiled = Compiled(comp.items(node.items, b"\n") + node.end_pattern, comp.checks, comp.groups)
+            compiled = Compiled(comp.items(node.items, b"\n") + node.end_pattern, comp.checks, comp.groups,
+                                prefix=literal_prefix(node.items))
         except Unbound:
             return None
     for p in range(1, min(before, len(text))):
@@ -82,6 +83,8 @@ def exact_with_newline(g: Grammar, node: Line, text: bytes, params: dict, compil
     if compiled is None or len(text) > MAX_NEWLINE_LINE:
         return False
     cand = text + b"\n"
+    if not cand.startswith(compiled.prefix):
+        return False
     m = compiled.regex.fullmatch(cand)
     return m is not None and run_checks(g, compiled, m, cand, dict(params), bind=True) is None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fmtcheck.common.result import Divergence
 from fmtcheck.layout.choices import ChoiceMatcher
-from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, run_checks
+from fmtcheck.layout.compiler import Compiled, LineCompiler, Unbound, literal_prefix, run_checks
 from fmtcheck.layout.lookahead import first_lines, line_params
 from fmtcheck.layout.loose import loose_walk
 from fmtcheck.layout.matchstate import (
@@ -317,7 +317,7 @@ class Matcher(RecordMatcher, ChoiceMatcher):
             try:
                 comp = LineCompiler(self.g, params)
                 pattern = comp.items(node.items, b"\n") + node.end_pattern
-                self._cache[key] = Compiled(pattern, comp.checks, comp.groups)
+                self._cache[key] = Compiled(pattern, comp.checks, comp.groups, prefix=literal_prefix(node.items))
             except Unbound:
                 self._cache[key] = None
         return self._cache[key]
