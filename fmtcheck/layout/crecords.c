@@ -576,8 +576,16 @@ static struct PyModuleDef records_module = {
     records_methods, NULL, NULL, NULL, NULL,
 };
 
+/* API: 2 since line_keys and keys_only_in (both ways) exist; native.py checks it, so that an
+ * extension built from older sources (a checkout whose build is stale) is not asked for them. */
 PyMODINIT_FUNC
 PyInit_crecords(void)
 {
-    return PyModule_Create(&records_module);
+    PyObject *m = PyModule_Create(&records_module);
+
+    if (m != NULL && PyModule_AddIntConstant(m, "API", 2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - built at install when a C compiler is 
     crecords = None
 
 ENABLED = crecords is not None and os.environ.get("FMTCHECK_NATIVE", "").lower() not in ("off", "0", "no")
+KEYS_API = 2  # the extension's API from which it reads and compares keys (`line_keys`, `keys_only_in`)
 NATIVE_MIN_BYTES = 8 << 20  # bytes ahead from which records are matched natively
 BUFFER = 4 << 20  # bytes of a regular file read at a time into one reused buffer (`_match_file`)
 FIRST_FILL = 256 << 10  # bytes the first read of a run asks for; each next one twice as many, up to BUFFER
@@ -126,7 +127,7 @@ def line_keys(buf: bytes, start: int, end: int, stop_byte: int) -> bytes | None:
     extension: what `lookahead.leading_keys`' findall finds, without a Python object per line
     (100,000 net/dev rows: ~3 ms instead of ~50). None without the extension (or for a newline
     STOP_BYTE, which ends the line before its key)."""
-    if not ENABLED or stop_byte == 10:
+    if not _reads_keys() or stop_byte == 10:
         return None
     return crecords.line_keys(buf, start, end, stop_byte)
 
@@ -137,9 +138,15 @@ def keys_only_in(a: bytes, b: bytes, shown: int) -> tuple | None:
     of B against A. Compared by the extension in its own hash sets (no bytes object per key, no
     dict). None without the extension, or when keys made to collide would take it too long
     (Python's dicts then answer)."""
-    if not ENABLED:
+    if not _reads_keys():
         return None
     return crecords.keys_only_in(a, b, shown)
+
+
+def _reads_keys() -> bool:
+    """Is the extension on and built from sources that have its key functions (an older build, a
+    stale in-place one, lacks them or has keys_only_in one way only)?"""
+    return ENABLED and getattr(crecords, "API", 0) >= KEYS_API
 
 
 def encode(raw: bytes) -> bytes:

@@ -81,3 +81,19 @@ def test_record_notes_are_the_same_with_and_without_the_extension(old, new, runs
         assert record_notes(records(old), records(new)) == expected
     finally:
         native.ENABLED = saved
+
+
+def test_an_extension_built_from_older_sources_leaves_the_keys_to_python(monkeypatch):
+    """A stale build (no `API`, or an older one) is not asked for the key functions: diff's notes
+    are Python's."""
+    from fmtcheck.layout.diff import record_notes
+    from fmtcheck.layout.matchstate import KeyRun
+
+    old, new = [KeyRun("device", b"lo\neth0\n")], [KeyRun("device", b"lo\nwlan0\n")]
+    expected = ["1 record(s) only in OLD: device eth0", "1 record(s) only in NEW: device wlan0"]
+    assert native.crecords.API >= native.KEYS_API
+    assert native.keys_only_in(b"eth0\n", b"wlan0\n", 5) is not None
+    monkeypatch.setattr(native, "crecords", type("Stale", (), {"line_keys": None, "keys_only_in": None})())
+    assert native.line_keys(b"lo: 1\n", 0, 6, ord(":")) is None
+    assert native.keys_only_in(b"eth0\n", b"wlan0\n", 5) is None
+    assert record_notes(old, new) == expected
