@@ -431,3 +431,19 @@ class HypothesisInputs(InputViews):
         key = self._number_name(base_key(key))
         v = self._draw(False, key, ("loop",), st.integers(0, MAX_LOOP))
         return v if isinstance(v, int) else 0
+
+
+# the inputs drawn from 0..star_max (or 1..) instead of their whole type, as the verdict states them
+_RANGED = (("width", "'*' width/precision input(s) {} range over 0..{}"),
+           ("size", "macro(s) {} sizing a local array range over 1..{}"),
+           ("bound", "macro(s) {} bounding a loop range over 0..{}"))
+
+
+def range_notes(kinds: dict[str, Any], star_max: int) -> list[str]:
+    """The notes of a tested verdict on inputs whose range is --star-max's, not their type's."""
+    notes = []
+    for tag, text in _RANGED:
+        keys = sorted(k for k, kind in kinds.items() if len(kind) > 4 and kind[3] == tag)
+        if keys:
+            notes.append(text.format(", ".join(keys), star_max) + " (--star-max)")
+    return notes

@@ -29,9 +29,9 @@ from fmtcheck.engine.search import case_size
 MAX_CHECKED_OUTCOMES = 6
 # alternative assignments of the one-sided keys tried per outcome
 MAX_ALTERNATIVES = 64
-# the climb of `climbs_to_equal`: rounds over the keys, runs in all, values taken from the outputs
+# the climb of `climbs_to_equal`: rounds over the keys, runs per verdict, values taken from the outputs
 CLIMB_ROUNDS = 4
-MAX_CLIMB_RUNS = 256
+MAX_CLIMB_RUNS = 128
 MAX_CLIMB_NUMBERS = 32
 MAX_CLIMB_WORDS = 16
 
@@ -60,10 +60,11 @@ class SideReads:
 
 
 def needed_one_sided(outcome: Outcome, one_sided: set[str], rerun: Callable[[dict], Outcome | None],
-                     kinds: dict[str, Any]) -> list[str]:
+                     kinds: dict[str, Any], climb: list[int] | None = None) -> list[str]:
     """The one-sided keys the outcome's difference hangs on: [] when it reads none, or when no
     other values of them tried make the outputs equal; else the keys it read. `rerun(trial)` is
-    the outcome of the case with other values (None when it goes over a per-case bound)."""
+    the outcome of the case with other values (None when it goes over a per-case bound);
+    `climb` holds the runs `climbs_to_equal` may still make (shared by a verdict's calls)."""
     read = [k for k in outcome_reads(outcome) if k in one_sided]
     if not read:
         return []
@@ -71,11 +72,11 @@ def needed_one_sided(outcome: Outcome, one_sided: set[str], rerun: Callable[[dic
         again = rerun(trial)
         if again is not None and again.same:
             return read
-    return read if climbs_to_equal(outcome, read, rerun, kinds) else []
+    return read if climbs_to_equal(outcome, read, rerun, kinds, climb) else []
 
 
 def climbs_to_equal(outcome: Outcome, keys: list[str], rerun: Callable[[dict], Outcome | None],
-                    kinds: dict[str, Any]) -> bool:
+                    kinds: dict[str, Any], climb: list[int] | None = None) -> bool:
     """Whether moving the one-sided keys one at a time, each to the value that lengthens the
     outputs' common beginning most, makes them equal. A helper one side calls and the other
     inlines (`n = pending_of(t, &flags)` against `n = flags + 1`) prints values that must all be
@@ -84,14 +85,14 @@ def climbs_to_equal(outcome: Outcome, keys: list[str], rerun: Callable[[dict], O
     tried include the numbers and words either output shows (what the other side printed)."""
     values = _climb_values(outcome, keys, kinds)
     best, score = dict(outcome.inputs), _agreement(outcome)
-    runs = 0
+    left = [MAX_CLIMB_RUNS] if climb is None else climb
     for _ in range(CLIMB_ROUNDS):
         moved = False
         for key in keys:
             for value in values[key]:
-                if best.get(key) == value or runs >= MAX_CLIMB_RUNS:
+                if best.get(key) == value or left[0] <= 0:
                     continue
-                runs += 1
+                left[0] -= 1
                 again = rerun({**best, key: value})
                 if again is None:
                     continue
@@ -369,7 +370,7 @@ def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) ->
     def rerun(trial: dict[str, Any]) -> Outcome | None:
         return _run_within_bounds(runner, VectorInputs(trial, zero=True))
 
-    return needed_one_sided(outcome, unshared, rerun, runner.kinds)
+    return needed_one_sided(outcome, unshared, rerun, runner.kinds, getattr(runner, "climb_runs", None))
 
 
 def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:

@@ -26,12 +26,12 @@ from fmtcheck.c.program import Program
 from fmtcheck.c.types import U64
 from fmtcheck.c.rows import StepsForeseen
 from fmtcheck.c.coverage import Coverage, where_the_search_stayed
-from fmtcheck.c.symbolic import NotProvable, located, raised_at
+from fmtcheck.c.symbolic import NotProvable, located
 from fmtcheck.c.values import Context, CSeqFile, Free, UndefinedBehaviour
 from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded, bare
 from fmtcheck.common.inputfile import read_input
 from fmtcheck.common.options import Options
-from fmtcheck.common.result import Divergence, Report, Result, SourceLine
+from fmtcheck.common.result import Report, Result, SourceLine
 from fmtcheck.engine.compare import Outcome, display_key, unshared_call
 from fmtcheck.engine import builds
 from fmtcheck.engine import divergences
@@ -45,11 +45,12 @@ from fmtcheck.engine.inputs import (
     VectorInputs,
     classes_covered,
     default_string,
+    range_notes,
     small_value,
     sweep,
     zero_value,
 )
-from fmtcheck.engine.sharing import (SideReads, kernel_state, key_where, one_sided_reason, shared_only, state_roots,
+from fmtcheck.engine.sharing import (MAX_CLIMB_RUNS, SideReads, key_where, one_sided_reason, shared_only, state_roots,
                                      struct_pun)
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
@@ -316,6 +317,7 @@ class Runner:
         self.decided_by: str | None = None  # the stage whose case first showed a difference
         self.hypothesis_cases = 0
         self.side_reads = SideReads()
+        self.climb_runs = [MAX_CLIMB_RUNS]  # the one-sided rule's climb: one allowance per verdict
         self.over_bound: list[LimitExceeded] = []  # cases a per-case bound ended (see try_case)
         self.costly_over_bound = 0
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
@@ -627,14 +629,7 @@ class Runner:
             result.classes = covered
             result.extra["decided_by"] = "bound"
             return result
-        stars = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "width")
-        if stars:
-            result.notes.append(f"'*' width/precision input(s) {', '.join(stars)} range over 0..{options.star_max}"
-                                f" (--star-max)")
-        sizes = sorted(k for k, kind in self.kinds.items() if len(kind) > 4 and kind[3] == "size")
-        if sizes:
-            result.notes.append(f"macro(s) {', '.join(sizes)} sizing a local array range over 1..{options.star_max}"
-                                f" (--star-max)")
+        result.notes += range_notes(self.kinds, options.star_max)
         if proven:
             result.method = "proven"
             result.classes = covered
