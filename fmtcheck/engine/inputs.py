@@ -296,11 +296,11 @@ def string_axis(domain: str) -> list[bytes]:
 
 
 def every_byte(domain: str) -> list[bytes]:
-    """Every byte value a string of the domain may hold, in strings of its longest length: two
+    """Every byte value a string of the domain may hold, in strings of BYTES_PER_STRING: two
     escapings of a string (`seq_escape_str` with one flag or one escaped byte less) print alike
     for letters and differ on one byte value, so lengths alone never compare them. A comm or a
     text is any bytes but NUL; an interface name has no '/', ':' or whitespace. The strings are
-    short (BYTES_PER_STRING) so that a copy into a small buffer or a precision keeps every byte."""
+    short so that a copy into a small buffer or a precision keeps every byte."""
     alphabet = IFNAME_BYTES if domain == "ifname" else bytes(range(1, 256))
     step = min(BYTES_PER_STRING, STRING_BOUNDS.get(domain, (0, 24))[1])
     return [alphabet[i:i + step] for i in range(0, len(alphabet), step)]
@@ -322,15 +322,8 @@ def sweep(kinds: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield {}
     for key in keys:
         kind = kinds[key]
-        if kind[0] == "int":
-            for v in boundary_values(kind):
-                yield {key: v}
-        elif kind[0] == "str":
-            for v in string_axis(kind[1]):
-                yield {key: v}
-        elif kind[0] == "loop":
-            for n in range(0, MAX_LOOP + 1):
-                yield {key: n}
+        for v in axis_values(kind):
+            yield {key: v}
     ints = [k for k in keys if kinds[k][0] == "int"]
     strs = [k for k in keys if kinds[k][0] == "str"]
     depth = max((len(digit_length_values(kinds[k])) for k in ints), default=0)

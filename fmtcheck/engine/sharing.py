@@ -68,22 +68,25 @@ def needed_one_sided(outcome: Outcome, one_sided: set[str], rerun: Callable[[dic
     read = [k for k in outcome_reads(outcome) if k in one_sided]
     if not read:
         return []
-    for trial in alternatives(outcome.inputs, read, kinds):
+    tried = alternatives(outcome.inputs, read, kinds)
+    for trial in tried:
         again = rerun(trial)
         if again is not None and again.same:
             return read
-    return read if climbs_to_equal(outcome, read, rerun, kinds, climb) else []
+    return read if climbs_to_equal(outcome, read, rerun, kinds, tried, climb) else []
 
 
 def climbs_to_equal(outcome: Outcome, keys: list[str], rerun: Callable[[dict], Outcome | None],
-                    kinds: dict[str, Any], climb: list[int] | None = None) -> bool:
+                    kinds: dict[str, Any], tried: list[dict[str, Any]],
+                    climb: list[int] | None = None) -> bool:
     """Whether moving the one-sided keys one at a time, each to the value that lengthens the
     outputs' common beginning most, makes them equal. A helper one side calls and the other
     inlines (`n = pending_of(t, &flags)` against `n = flags + 1`) prints values that must all be
     right at once; `alternatives` moves them all to one value or one alone and misses that, and
     the difference then looked realizable where it hangs on what the helper returns. The values
-    tried include the numbers and words either output shows (what the other side printed)."""
-    values = _climb_values(outcome, keys, kinds)
+    tried include those of `alternatives` (TRIED) and the numbers and words either output shows
+    (what the other side printed)."""
+    values = _climb_values(outcome, keys, kinds, tried)
     best, score = dict(outcome.inputs), _agreement(outcome)
     left = [MAX_CLIMB_RUNS] if climb is None else climb
     for _ in range(CLIMB_ROUNDS):
@@ -98,8 +101,9 @@ def climbs_to_equal(outcome: Outcome, keys: list[str], rerun: Callable[[dict], O
                     continue
                 if again.same:
                     return True
-                if _agreement(again) > score:
-                    best, score, moved = {**best, key: value}, _agreement(again), True
+                agreement = _agreement(again)
+                if agreement > score:
+                    best, score, moved = {**best, key: value}, agreement, True
         if not moved:
             return False
     return False
@@ -113,18 +117,18 @@ def _agreement(outcome: Outcome) -> tuple[int, int]:
     return common, -abs(len(a) - len(b))
 
 
-def _climb_values(outcome: Outcome, keys: list[str], kinds: dict[str, Any]) -> dict[str, list[Any]]:
-    """The values each key is tried at: those of `alternatives`, and the numbers (decimal and
-    hex) and words either output shows."""
+def _climb_values(outcome: Outcome, keys: list[str], kinds: dict[str, Any],
+                  tried: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The values each key is tried at: those it took in `alternatives` (TRIED), and the numbers
+    (decimal and hex) and words either output shows."""
     text = bytes(outcome.old.data) + b" " + bytes(outcome.new.data)
     numbers = list(dict.fromkeys([int(t) for t in re.findall(rb"\d{1,20}", text)]
                                  + [int(t, 16) for t in re.findall(rb"[0-9a-fA-F]{1,16}", text)]))
     words = list(dict.fromkeys(re.findall(rb"[^\s]{1,64}", text)))[:MAX_CLIMB_WORDS]
-    base = alternatives(outcome.inputs, keys, kinds)
     out: dict[str, list[Any]] = {}
     for key in keys:
-        kind = kinds.get(key) or (("str",) if isinstance(outcome.inputs.get(key), (bytes, bytearray)) else ("int",))
-        seen = [trial[key] for trial in base if key in trial]
+        kind = _kind(key, outcome.inputs, kinds)
+        seen = [trial[key] for trial in tried if key in trial]
         if kind[0] == "str":
             candidates = seen + [b""] + words
         elif kind[0] == "loop":
@@ -142,6 +146,11 @@ def outcome_reads(outcome: Outcome) -> list[str]:
     return list(dict.fromkeys(list(reads[0]) + list(reads[1])))
 
 
+def _kind(key: str, inputs: dict[str, Any], kinds: dict[str, Any]) -> Any:
+    """An input's kind, or what its value shows when the search did not record one."""
+    return kinds.get(key) or (("str",) if isinstance(inputs.get(key), (bytes, bytearray)) else ("int",))
+
+
 def alternatives(inputs: dict[str, Any], keys: list[str], kinds: dict[str, Any]) -> list[dict[str, Any]]:
     """Assignments that keep every shared input and move the one-sided ones: all of them to one
     value, then each alone, over 0..16, the ends of the integer types and the values the case
@@ -154,7 +163,7 @@ def alternatives(inputs: dict[str, Any], keys: list[str], kinds: dict[str, Any])
     loops = list(range(0, MAX_LOOP + 1))
 
     def values_for(key: str) -> list[Any]:
-        kind = kinds.get(key) or (("str",) if isinstance(inputs.get(key), (bytes, bytearray)) else ("int",))
+        kind = _kind(key, inputs, kinds)
         return strs if kind[0] == "str" else loops if kind[0] == "loop" else ints
 
     for v in ints:
