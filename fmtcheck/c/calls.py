@@ -14,7 +14,6 @@ from fmtcheck.c import symbolic
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, FREE, S8, S32, U8, U64, VOID, conv, type_size, usual
 from fmtcheck.c.values import (
-    MAX_STEPS,
     Expr,
     Frame,
     Free,
@@ -99,8 +98,8 @@ class CallCompiler:
                     v = as_int(v, f, arg_types[k], texts[k])
                 values.append(v)
             f.ctx.steps += 1
-            if f.ctx.steps > MAX_STEPS:
-                raise LimitExceeded(where, f"step limit reached ({MAX_STEPS} steps)")
+            if f.ctx.steps > f.ctx.limit:
+                raise LimitExceeded(where, f"step limit reached ({f.ctx.limit} steps)")
             f.ctx.bindings.append(binding)
             try:
                 return target(f.ctx, values)

@@ -16,7 +16,6 @@ from typing import Any, Callable
 from fmtcheck.c import folds, symbolic
 from fmtcheck.c.arith import as_int, branch
 from fmtcheck.c.types import conv, usual
-from fmtcheck.c.values import MAX_STEPS
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.values import BREAK, CONTINUE, Frame, Free
@@ -288,5 +287,5 @@ def past_the_step_bound(f: Frame, counter: str, counter_type: tuple, bound, wher
     compared = usual(counter_type, bound.type)
     n = conv(limit, compared)
     counter_max = (1 << (counter_type[1] - 1)) - 1 if counter_type[2] else (1 << counter_type[1]) - 1
-    if n > MAX_STEPS - f.ctx.steps or n - 1 > counter_max:
-        raise StepsForeseen(where, f"step limit reached ({MAX_STEPS} steps)")
+    if n > f.ctx.limit - f.ctx.steps or n - 1 > counter_max:
+        raise StepsForeseen(where, f"step limit reached ({f.ctx.limit} steps)")

@@ -18,7 +18,6 @@ from fmtcheck.c.values import (
     BREAK,
     CONTINUE,
     MAX_LOCAL_ARRAY,
-    MAX_STEPS,
     Frame,
     Free,
     Goto,
@@ -78,8 +77,8 @@ class StatementCompiler:
         def step(f: Frame) -> None:
             ctx = f.ctx
             ctx.steps += 1
-            if ctx.steps > MAX_STEPS:
-                raise LimitExceeded(where, f"step limit reached ({MAX_STEPS} steps)")
+            if ctx.steps > ctx.limit:
+                raise LimitExceeded(where, f"step limit reached ({ctx.limit} steps)")
 
         return step
 

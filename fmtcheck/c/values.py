@@ -358,13 +358,15 @@ class UndefinedBehaviour(Exception):
 class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
-    __slots__ = ("inputs", "out", "steps", "depth", "aliases", "side", "bindings", "seq", "allocated",
+    __slots__ = ("inputs", "out", "steps", "limit", "depth", "aliases", "side", "bindings", "seq", "allocated",
                  "coverage", "writes", "loop_depth", "store_state", "result_states", "traced_loop")
 
-    def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None) -> None:
+    def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None,
+                 limit: int | None = None) -> None:
         self.inputs = inputs
         self.out = out
         self.steps = 0
+        self.limit = MAX_STEPS if limit is None else limit  # a proof's trace takes fewer (engine.proofs)
         self.allocated = 0
         self.coverage = coverage  # a `fmtcheck.c.coverage.Coverage` while testing, else None
         self.depth = 0

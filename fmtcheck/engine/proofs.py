@@ -12,6 +12,11 @@ from fmtcheck.c.values import UndefinedBehaviour
 from fmtcheck.common.errors import FmtcheckError
 from fmtcheck.engine import counts, paths
 
+# interpreter steps a proof may spend tracing one path of a side: the proof traces a loop as one
+# iteration, so a path that runs longer unrolls a loop it cannot summarise (a `while` on an unknown
+# call), and testing, which has the whole MAX_STEPS per case, decides the pair instead
+TRACE_STEPS = 20_000
+
 
 def prove_in_two_rounds(runner: Any) -> tuple[bool, str | None]:
     """`prove_once`; failing, again with each loop both sides spell alike one event (c/sameloops)."""
@@ -30,7 +35,8 @@ def prove_once(runner: Any, same_loops: bool) -> tuple[bool, str | None]:
     """Both sides traced on symbols, branches as rows or paths and loops as one iteration;
     traces the prover shows equal (fmtcheck.engine.paths) are a proof for every input."""
     conditions = paths.Conditions()
-    run = lambda side: lambda i, o: setattr(i, "same_loops", same_loops) or runner.run_side(side, i, o)  # noqa: E731
+    run = lambda side: lambda i, o: (setattr(i, "same_loops", same_loops)  # noqa: E731
+                                     or runner.run_side(side, i, o, limit=TRACE_STEPS))
     try:
         old_trace = paths.trace_side(run(runner.old), conditions)
         new_trace = paths.trace_side(run(runner.new), conditions)

@@ -34,6 +34,10 @@ CLIMB_ROUNDS = 4
 MAX_CLIMB_RUNS = 128
 MAX_CLIMB_NUMBERS = 32
 MAX_CLIMB_WORDS = 16
+# interpreter steps all of a verdict's re-runs of cases with other values may take (five cases at
+# the per-case step limit): each re-run of a side with a loop to an input count can run to that
+# limit, and a report makes hundreds of them
+MAX_RERUN_STEPS = 1_000_000
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -384,8 +388,22 @@ def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) ->
 
 def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:
     """A re-run of the search's case with other values; None when that run goes over a per-case
-    bound (an alternative count of 2**32 - 1 for a loop): it shows nothing either way, and the
-    search it serves has a verdict to give."""
+    bound (an alternative count of 2**32 - 1 for a loop), or when the verdict's re-runs have spent
+    their steps (`Runner.rerun_steps`, counted in work so the answer never hangs on the machine's
+    speed): it shows nothing either way, and the search it serves has a verdict to give."""
+    left = getattr(runner, "rerun_steps", None)
+    if left is None:
+        return _run_slow_within_bounds(runner, inputs)
+    if left[0] <= 0:
+        return None
+    before = runner.steps_spent
+    try:
+        return _run_slow_within_bounds(runner, inputs)
+    finally:
+        left[0] -= runner.steps_spent - before
+
+
+def _run_slow_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:
     try:
         return runner.run_slow(inputs)
     except LimitExceeded:

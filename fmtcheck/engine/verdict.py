@@ -50,8 +50,8 @@ from fmtcheck.engine.inputs import (
     sweep,
     zero_value,
 )
-from fmtcheck.engine.sharing import (MAX_CLIMB_RUNS, SideReads, key_where, one_sided_reason, shared_only, state_roots,
-                                     struct_pun)
+from fmtcheck.engine.sharing import (MAX_CLIMB_RUNS, MAX_RERUN_STEPS, SideReads, key_where, one_sided_reason,
+                                     shared_only, state_roots, struct_pun)
 from fmtcheck.engine.assumed import judged_in_every_type, undeclared_width
 from fmtcheck.engine.hypothesis_stage import hypothesis_search
 from fmtcheck.engine.proofs import prove_in_two_rounds
@@ -318,6 +318,7 @@ class Runner:
         self.hypothesis_cases = 0
         self.side_reads = SideReads()
         self.climb_runs = [MAX_CLIMB_RUNS]  # the one-sided rule's climb: one allowance per verdict
+        self.rerun_steps = [MAX_RERUN_STEPS]  # the report's re-runs with other values (sharing)
         self.over_bound: list[LimitExceeded] = []  # cases a per-case bound ended (see try_case)
         self.costly_over_bound = 0
         self.one_sided_ub: list[str] = []  # undefined behaviour on one side only (see run_slow)
@@ -326,8 +327,9 @@ class Runner:
         self.bases = CaseBases()  # the zero and default cases, to pass over vectors equal to them
 
     # -- one case -------------------------------------------------------------------------
-    def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None) -> Context:
-        ctx = Context(inputs, out, side.program.label, coverage)
+    def run_side(self, side: Side, inputs, out, coverage: Coverage | None = None,
+                 limit: int | None = None) -> Context:
+        ctx = Context(inputs, out, side.program.label, coverage, limit)
         try:
             if side.program.own_primitives:
                 if not isinstance(out, ConcreteOutput):

@@ -40,10 +40,8 @@ COND = "(cb->digipeat != NULL) && (k < cb->digipeat->ndigi)"
 def small_step_bound(monkeypatch):
     """A per-case step bound of 5,000 (the real one is 200,000): the search of the look-alikes
     runs counts up to the bound, cheaply."""
-    import fmtcheck.c.calls
-    import fmtcheck.c.statements
-    monkeypatch.setattr(fmtcheck.c.statements, "MAX_STEPS", 5000)
-    monkeypatch.setattr(fmtcheck.c.calls, "MAX_STEPS", 5000)
+    import fmtcheck.c.values
+    monkeypatch.setattr(fmtcheck.c.values, "MAX_STEPS", 5000)
 
 
 def judge(old: str, new: str):

@@ -471,10 +471,8 @@ LONG_LOOP = '\tstruct g *g = v;\n\tint i = 0;\n\n\twhile (i < g->n) {\n\t\tseq_p
 @pytest.fixture
 def small_step_bound(monkeypatch):
     """A per-case step bound of 5,000 (the real one is 200,000): the same rule, cheaply."""
-    import fmtcheck.c.calls
-    import fmtcheck.c.statements
-    monkeypatch.setattr(fmtcheck.c.statements, "MAX_STEPS", 5000)
-    monkeypatch.setattr(fmtcheck.c.calls, "MAX_STEPS", 5000)
+    import fmtcheck.c.values
+    monkeypatch.setattr(fmtcheck.c.values, "MAX_STEPS", 5000)
 
 
 def test_a_case_over_the_step_bound_leaves_a_difference_the_other_cases_show(small_step_bound):

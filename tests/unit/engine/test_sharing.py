@@ -47,3 +47,33 @@ def test_a_rerun_over_a_per_case_bound_does_not_end_the_rule():
 
 def test_reruns_that_all_show_a_difference_or_nothing_leave_it_realizable():
     assert hangs_on(Rerunner(zero_is_same=False), outcome(1), {BOUND}) == []
+
+
+class CountedRerunner(Rerunner):
+    """A Rerunner whose every run takes STEPS interpreter steps, with the verdict's allowance."""
+
+    STEPS = 40_000
+
+    def __init__(self, zero_is_same: bool, allowance: int) -> None:
+        super().__init__(zero_is_same)
+        self.steps_spent = 0
+        self.rerun_steps = [allowance]
+
+    def run_slow(self, inputs):
+        self.steps_spent += self.STEPS
+        return super().run_slow(inputs)
+
+
+def test_the_reruns_stop_when_the_verdicts_steps_are_spent():
+    runner = CountedRerunner(zero_is_same=False, allowance=3 * CountedRerunner.STEPS)
+    assert hangs_on(runner, outcome(1), {BOUND}) == []
+    assert runner.runs == 3
+    assert runner.rerun_steps[0] <= 0
+
+
+def test_the_allowance_is_shared_by_a_verdicts_reruns():
+    runner = CountedRerunner(zero_is_same=True, allowance=0)
+    assert hangs_on(runner, outcome(1), {BOUND}) == []  # no steps left: nothing runs
+    assert runner.runs == 0
+    unbounded = Rerunner(zero_is_same=True)
+    assert hangs_on(unbounded, outcome(1), {BOUND}) == [BOUND]
