@@ -33,6 +33,8 @@ class InputSpace:
         self.untyped_macros: set[str] = set()  # macros the input does not define, read as u64
         self.printed_width: dict[str, int] = {}  # operand -> the width a printf conversion gives it
         self.declared_paths: set[str] = set()  # members whose type a struct definition of the input gives
+        # while a statement compiles (fmtcheck.c.reuse): what it asked that a kept closure must replay
+        self.journal: list[tuple[str, str]] | None = None
 
     def copy(self) -> "InputSpace":
         """A space that holds what this one holds and changes apart from it: a pair's hints are
@@ -56,6 +58,8 @@ class InputSpace:
         if t != FREE and text not in self.untyped_macros:
             return U64
         self.assumed.setdefault(_norm(text), where)
+        if self.journal is not None:
+            self.journal.append(("assumed", text))
         return self.assumed_as(_norm(text), self.assumed_type)
 
     def assumed_as(self, key: str, t: tuple) -> tuple:
@@ -75,11 +79,26 @@ class InputSpace:
         key = _norm(text)
         if key in self.sign_conflicts:
             self.signs_used.setdefault(key, self.sign_conflicts[key])
+            if self.journal is not None:
+                self.journal.append(("hint", text))
         return self.hints.get(key)
 
     def declare_path(self, text: str) -> None:
         """TEXT (`f->bar`) has the type a struct definition of the input gives it."""
         self.declared_paths.add(_norm(text))
+        if self.journal is not None:
+            self.journal.append(("declare", text))
+
+    def replay(self, entries: list[tuple[str, str]]) -> None:
+        """Record what a statement compiled in an earlier judgement recorded (its `journal`),
+        in the same order, as compiling it here would have (fmtcheck.c.reuse)."""
+        for kind, text in entries:
+            if kind == "hint":
+                self.hint(text)
+            elif kind == "declare":
+                self.declare_path(text)
+            else:
+                raise AssertionError(f"a statement that asked for an assumed type is never kept: {text}")
 
     def undeclared_conflict(self, key: str, shown: str) -> tuple[tuple, tuple, str] | None:
         """The width conflict of an input, named by its KEY (what it denotes: `v->bar`) or as the

@@ -30,6 +30,7 @@ from fmtcheck.c.expressions import ExpressionCompiler
 from fmtcheck.c.hints import InputSpace
 from fmtcheck.c.nodes import declarator_name, object_is_const, seq_file_names
 from fmtcheck.c.operators import OperatorCompiler
+from fmtcheck.c.reuse import StatementReuse
 from fmtcheck.c.statements import StatementCompiler
 from fmtcheck.c.tables import DataCompiler
 from fmtcheck.c.symbolic import Sym
@@ -46,21 +47,36 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
     def __init__(self, unit: cfront.Unit, space: InputSpace, label: str, tree: str | None = None) -> None:
         self.unit = unit
         self.tree = tree
+        self.label = label
+        self.seq_names = seq_file_names(unit)
+        self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
+        # what runs note into the Program: cleared, never replaced, by judge_in (closures kept
+        # across judgements hold these very objects)
+        self.global_values: dict[str, list[Any]] = {}  # per global: [the run's context, its value]
+        # input key -> {the type it was read as ('struct st', 'a 32-bit integer') -> where}: the
+        # engine checks that both sides read the caller's data through the same types
+        self.read_types: dict[str, dict[str, str]] = {}
+        self.reuse = StatementReuse()  # printing statements kept across rule-6 judgements
+        self.judge_in(space)
+
+    def judge_in(self, space: InputSpace) -> None:
+        """Start compiling the side (again) in SPACE: a rule-6 judgement of the pair with other
+        types for its undeclared operands (fmtcheck.engine.assumed) compiles it anew in the same
+        Program, which keeps only the statements fmtcheck.c.reuse shows the same in every one."""
+        self.reuse.begin()
+        self.space = space
         self._header_constants: dict[str, tuple[int, tuple]] | None = None
         self._header_strings: dict[str, bytes] | None = None
         self._header_returns: dict[str, tuple] | None = None
         self._typedefs: dict[str, Any] | None = None  # typedef name -> type (or a header's words)
-        self.space = space
-        self.label = label
         self.compiled: dict[str, Callable] = {}
         self.signatures: dict[str, list[tuple[str, tuple]]] = {}
         self.globals: dict[str, tuple[Callable[[Frame], Any], tuple]] = {}
-        self.global_values: dict[str, list[Any]] = {}  # per global: [the run's context, its value]
+        self.global_values.clear()
+        self.read_types.clear()
         # node (start, end, type) -> the node compiled in its place (a call's choice argument, one arm
         # at a time: see StatementCompiler._stmt_expression_statement)
         self.expr_overrides: dict[tuple[int, int, str], Any] = {}
-        self.seq_names = seq_file_names(unit)
-        self.own_primitives = sorted(name for name in unit.functions if name in PRIMITIVES)
         self.unmodelled: dict[str, Inconclusive] = {}
         self.current_decl = None  # the declaration being compiled (for locations)
         self.unknown_size: dict[str, str] = {}  # arrays sized by an expression the model cannot fold
@@ -73,11 +89,9 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
         self.struct_members: dict[str, dict[str, tuple]] = {}  # struct -> member -> type (file's definition)
         self._tree_structs: dict[str, bytes] | None = None  # with --tree: the headers' struct texts
         self.header_structs: dict[str, Any] = {}  # struct -> its parsed header members (DataCompiler)
-        # input key -> {the type it was read as ('struct st', 'a 32-bit integer') -> where}: the
-        # engine checks that both sides read the caller's data through the same types
-        self.read_types: dict[str, dict[str, str]] = {}
-        for decl in unit.globals:
-            self._compile_global(decl)
+        for decl in self.unit.globals:
+            with self.reuse.folding(space):
+                self._compile_global(decl)
 
     # -- locations ------------------------------------------------------------------------
     def where(self, node) -> str:
@@ -241,7 +255,8 @@ class Program(StatementCompiler, DataCompiler, ExpressionCompiler, OperatorCompi
 
     def _const_int(self, node) -> int | None:
         try:
-            e = self.expr(node, {})
+            with self.reuse.folding(self.space):  # kept in a type or an enumerator
+                e = self.expr(node, {})
         except Inconclusive:
             return None
         if e.const is not None and isinstance(e.const, int):

@@ -69,6 +69,8 @@ class StatementCompiler:
             if kind == "ERROR":
                 raise InputError(self.where(node), f"C syntax error near '{snip(node)}'")
             raise self.unsupported(node, f"unsupported statement '{kind}'")
+        if kind == "expression_statement":  # a printing statement may be kept across judgements
+            return self.reuse.statement(self, node, scope, lambda: handler(node, scope))
         return handler(node, scope)
 
     def _step(self, node) -> Callable[[Frame], None]:

@@ -231,8 +231,10 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
     collect_hints(old_unit, hinted)
     collect_hints(new_unit, hinted)
 
+    programs: dict[str, Program] = {}  # each side's, compiled again in each judgement (fmtcheck.c.reuse)
+
     def judge_as(t: tuple) -> tuple[Result, InputSpace]:
-        return judged_once(old_unit, new_unit, old_name, new_name, options, subject, t, hinted)
+        return judged_once(old_unit, new_unit, old_name, new_name, options, subject, t, hinted, programs)
 
     first, space = judge_as(U64)
     return judged_in_every_type(first, space, judge_as)
@@ -240,22 +242,29 @@ def judge(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name:
 
 def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new_name: str,
                 options: Options, subject: str, assumed_type: tuple,
-                hinted: InputSpace | None = None) -> tuple[Result, InputSpace]:
+                hinted: InputSpace | None = None, programs: dict[str, Program] | None = None
+                ) -> tuple[Result, InputSpace]:
     """The verdict with every operand of undeclared type computed in ASSUMED_TYPE, and the input
-    space that says which operands those were (a copy of HINTED, the pair's hints, when given)."""
+    space that says which operands those were (a copy of HINTED, the pair's hints, when given).
+    PROGRAMS: the sides' Programs of the pair's earlier judgements, compiled again here."""
     if hinted is None:
         hinted = InputSpace(options.star_max)
         collect_hints(old_unit, hinted)
         collect_hints(new_unit, hinted)
-    space = hinted.copy()
-    space.assumed_type = assumed_type
     files = (old_unit.where, new_unit.where)
-    try:
-        old = side_of(old_unit, space, old_name, "old", options.tree)
-        new = side_of(new_unit, space, new_name, "new", options.tree)
-    except Inconclusive as err:
-        return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}",
-                      location=SourceLine.from_where(err.where, files)), space
+    while True:
+        space = hinted.copy()
+        space.assumed_type = assumed_type
+        try:
+            old = side_of(old_unit, space, old_name, "old", options.tree, programs)
+            new = side_of(new_unit, space, new_name, "new", options.tree, programs)
+        except Inconclusive as err:
+            if _spoiled(programs):
+                continue
+            return Result(subject, "inconclusive", reason=f"{err.what} at {err.where}",
+                          location=SourceLine.from_where(err.where, files)), space
+        if not _spoiled(programs):
+            break
     runner = Runner(old, new, WorkBudget(options.bounds))
     try:
         result = runner.decide(options, subject)
@@ -274,8 +283,23 @@ def judged_once(old_unit: cfront.Unit, new_unit: cfront.Unit, old_name: str, new
     return result, space
 
 
-def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: str | None = None) -> Side:
-    program = Program(unit, space, label, tree)
+def _spoiled(programs: dict[str, Program] | None) -> bool:
+    """Whether a side served kept statements in this judgement before it was found unsafe to
+    (fmtcheck.c.reuse): the judgement then compiles both sides again, without them."""
+    return programs is not None and any(p.reuse.spoiled for p in programs.values())
+
+
+def side_of(unit: cfront.Unit, space: InputSpace, name: str, label: str, tree: str | None = None,
+            programs: dict[str, Program] | None = None) -> Side:
+    """Side LABEL compiled in SPACE; in the Program PROGRAMS holds for it, if any (a later
+    judgement of the pair: `Program.judge_in`), kept there otherwise."""
+    program = programs.get(label) if programs is not None else None
+    if program is None:
+        program = Program(unit, space, label, tree)
+        if programs is not None:
+            programs[label] = program
+    else:
+        program.judge_in(space)
     program.function(name)
     return Side(program, name, program.signatures[name])
 
