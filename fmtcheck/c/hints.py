@@ -121,11 +121,11 @@ class InputSpace:
         key = _norm(text)
         have = self.hints.get(key)
         self.hint_sites.setdefault(key, where)
-        if t[0] == "int" and len(t) > 3 and t[3] in ("width", "size"):
+        if t[0] == "int" and len(t) > 3 and t[3] in ("width", "size", "bound"):
             if have is None or len(have) <= 3 or have[3] != "width":
                 self.hints[key] = t + (self.star_max,)
             return
-        if have is not None and len(have) > 3 and have[3] in ("width", "size"):
+        if have is not None and len(have) > 3 and have[3] in ("width", "size", "bound"):
             return
         if have is not None and have[0] == t[0] == "int" and have[1] != t[1]:
             narrow, wide = (have, t) if have[1] < t[1] else (t, have)
@@ -167,9 +167,11 @@ def collect_hints(unit: cfront.Unit, space: InputSpace) -> None:
     from fmtcheck.c.outputs import argument_kinds
 
     for fn in unit.functions.values():
-        for node in unit.nodes_of(fn, ("array_declarator", "call_expression")):
+        for node in unit.nodes_of(fn, ("array_declarator", "call_expression", "for_statement")):
             if node.type == "array_declarator":
                 _hint_size_macros(node, space)
+            if node.type == "for_statement":
+                _hint_bound_macros(node, space)
             if node.type != "call_expression":
                 continue
             name = callee(node)
@@ -231,6 +233,25 @@ def _int_literal(node) -> bool:
 
 
 ARRAY_SIZE_MACRO = ("int", 32, False, "size")
+LOOP_BOUND_MACRO = ("int", 32, False, "bound")
+_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _hint_bound_macros(loop, space: InputSpace) -> None:
+    """A macro the input does not define that bounds a counted loop (`order < MAX_ORDER`, whose
+    value the build's configuration chooses) is one value shared by both sides, drawn from
+    0..star_max (the verdict states the range), as a macro sizing an array is: drawn over its
+    whole type, the loop ran 2^31 times and every such case went over the per-case bound."""
+    cond = loop.child_by_field_name("condition")
+    if cond is None or cond.type != "binary_expression":
+        return
+    op = cond.child_by_field_name("operator").text.decode()
+    counter, bound = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op not in ("<", "<=") or counter.type != "identifier" or bound.type != "identifier":
+        return
+    name = bound.text.decode("latin-1")
+    if _MACRO.fullmatch(name):
+        space.add_hint(name, LOOP_BOUND_MACRO)
 
 
 def _hint_size_macros(decl, space: InputSpace) -> None:

@@ -46,6 +46,8 @@ def type_range(t: tuple) -> tuple[int, int]:
         return 0, t[4]  # a `*` width or precision: 0..star_max (Options.star_max)
     if len(t) > 4 and t[3] == "size":
         return 1, t[4]  # a macro sizing a local array: 1..star_max
+    if len(t) > 4 and t[3] == "bound":
+        return 0, t[4]  # a macro bounding a counted loop: 0..star_max
     bits, signed = t[1], t[2]
     if signed:
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
