@@ -122,7 +122,10 @@ class InputSpace:
         have = self.hints.get(key)
         self.hint_sites.setdefault(key, where)
         if t[0] == "int" and len(t) > 3 and t[3] in ("width", "size", "bound"):
-            if have is None or len(have) <= 3 or have[3] != "width":
+            # precedence: a `*` width (0..), then an array's size (never 0), then a loop's bound
+            ranks = ("width", "size", "bound")
+            if (have is None or len(have) <= 3 or have[3] not in ranks
+                    or ranks.index(t[3]) <= ranks.index(have[3])):
                 self.hints[key] = t + (self.star_max,)
             return
         if have is not None and len(have) > 3 and have[3] in ("width", "size", "bound"):
