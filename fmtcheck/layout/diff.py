@@ -46,14 +46,27 @@ def diff_captures(old: str, new: str, options: Options) -> Report:
     if options.grammar:
         grammar = grammar_for(old, options.grammar)
     else:
-        head = read_head(old) or read_head(new)
-        grammar = detect_grammar(head, old) if head else None
+        grammar = detected_grammar(old, new)
     report = Report(command="diff")
     if grammar is None:
         report.results.append(token_diff(old, new))
     else:
         report.results.append(grammar_diff(old, new, grammar))
     return report
+
+
+def detected_grammar(old: str, new: str):
+    """The grammar of either capture, found the same way whichever is OLD: a capture that departs
+    from its file's layout where detection looks (an smaps record without its `Size:` line) is
+    still diffed by the grammar the other side shows, not token by token, where a removed key is
+    only a note. When the two show different grammars, the first by name is taken both ways."""
+    found = {g.name: g for g in map(_detected, (old, new)) if g is not None}
+    return found[min(found)] if found else None
+
+
+def _detected(path: str):
+    head = read_head(path)
+    return detect_grammar(head, path) if head else None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -72,6 +72,22 @@ def test_a_missing_variant_line_is_a_difference(tmp_path):
     assert (back.kind, back.severity) == ("key-added", "cosmetic")
 
 
+def test_a_capture_detection_misses_is_diffed_by_the_other_sides_grammar(tmp_path):
+    """An smaps capture without its first record's `Size:` line is not detected as smaps; as OLD
+    it was diffed token by token and the removed key was only a note (exit 0), while the same
+    pair the other way round was divergent. Either side's grammar now serves both directions."""
+    import re
+
+    data = (CAPTURES / "smaps_small").read_bytes()
+    sizeless = tmp_path / "sizeless"
+    sizeless.write_bytes(re.sub(rb"^Size: +[0-9]+ kB\n", b"", data, count=1, flags=re.M))
+    assert sizeless.read_bytes() != data
+    for old, new in ((CAPTURES / "smaps_small", sizeless), (sizeless, CAPTURES / "smaps_small")):
+        result = _diff(old, new).results[0]
+        assert result.verdict == "divergent", (old.name, result.notes)
+        assert not any("token by token" in n for n in result.notes)
+
+
 def test_token_diff_without_grammar(tmp_path):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     a.write_bytes(b"alpha:    7 kB\nbeta:\t3\n")
