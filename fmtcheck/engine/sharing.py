@@ -383,7 +383,13 @@ def hangs_on(runner: Any, outcome: Outcome, unshared: set[str] | None = None) ->
     def rerun(trial: dict[str, Any]) -> Outcome | None:
         return _run_within_bounds(runner, VectorInputs(trial, zero=True))
 
-    return needed_one_sided(outcome, unshared, rerun, runner.kinds, getattr(runner, "climb_runs", None))
+    keys = needed_one_sided(outcome, unshared, rerun, runner.kinds, getattr(runner, "climb_runs", None))
+    left = getattr(runner, "rerun_steps", None)
+    if not keys and left is not None and left[0] <= 0:
+        # the re-runs stopped before trying every value: the difference may still hang on the
+        # keys, so it is not shown realizable (never divergent on an unfinished check)
+        return [k for k in outcome_reads(outcome) if k in unshared]
+    return keys
 
 
 def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:

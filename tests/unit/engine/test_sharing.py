@@ -66,14 +66,19 @@ class CountedRerunner(Rerunner):
 
 def test_the_reruns_stop_when_the_verdicts_steps_are_spent():
     runner = CountedRerunner(zero_is_same=False, allowance=3 * CountedRerunner.STEPS)
-    assert hangs_on(runner, outcome(1), {BOUND}) == []
+    # stopped before every value was tried: the difference is not shown realizable
+    assert hangs_on(runner, outcome(1), {BOUND}) == [BOUND]
     assert runner.runs == 3
     assert runner.rerun_steps[0] <= 0
 
 
-def test_the_allowance_is_shared_by_a_verdicts_reruns():
-    runner = CountedRerunner(zero_is_same=True, allowance=0)
-    assert hangs_on(runner, outcome(1), {BOUND}) == []  # no steps left: nothing runs
+def test_reruns_that_finish_within_the_allowance_leave_the_difference_realizable():
+    runner = CountedRerunner(zero_is_same=False, allowance=10 ** 9)
+    assert hangs_on(runner, outcome(1), {BOUND}) == []
+    assert runner.rerun_steps[0] > 0
+
+
+def test_no_steps_left_runs_nothing_and_claims_nothing():
+    runner = CountedRerunner(zero_is_same=False, allowance=0)
+    assert hangs_on(runner, outcome(1), {BOUND}) == [BOUND]
     assert runner.runs == 0
-    unbounded = Rerunner(zero_is_same=True)
-    assert hangs_on(unbounded, outcome(1), {BOUND}) == [BOUND]
