@@ -265,5 +265,5 @@ def _hint_size_macros(decl, space: InputSpace) -> None:
     if size is None:
         return
     for n in cfront.walk(size):
-        if n.type == "identifier" and re.fullmatch(r"[A-Z][A-Z0-9_]*", n.text.decode("latin-1")):
+        if n.type == "identifier" and _MACRO.fullmatch(n.text.decode("latin-1")):
             space.add_hint(n.text.decode("latin-1"), ARRAY_SIZE_MACRO)

@@ -398,22 +398,16 @@ def _run_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:
     their steps (`Runner.rerun_steps`, counted in work so the answer never hangs on the machine's
     speed): it shows nothing either way, and the search it serves has a verdict to give."""
     left = getattr(runner, "rerun_steps", None)
-    if left is None:
-        return _run_slow_within_bounds(runner, inputs)
-    if left[0] <= 0:
+    if left is not None and left[0] <= 0:
         return None
-    before = runner.steps_spent
-    try:
-        return _run_slow_within_bounds(runner, inputs)
-    finally:
-        left[0] -= runner.steps_spent - before
-
-
-def _run_slow_within_bounds(runner: Any, inputs: VectorInputs) -> Outcome | None:
+    before = getattr(runner, "steps_spent", 0)
     try:
         return runner.run_slow(inputs)
     except LimitExceeded:
         return None
+    finally:
+        if left is not None:
+            left[0] -= runner.steps_spent - before
 
 
 def key_where(runner: Any, keys: list[str]) -> str | None:
