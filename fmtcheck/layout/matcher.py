@@ -208,17 +208,21 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         return self.choice(node, st, rest)
 
     def speculate(self, body: list, st: State, rest) -> "Trial | None":
-        """Try BODY from a copy of ST, keeping what it reports aside: a Trial, or None."""
+        """Try BODY from a copy of ST, keeping what it reports aside: a Trial, or None. The roles
+        of the lines it reads are the trial's too: an option tried and dropped (a variant whose
+        other option matched cleanly) must not leave its line names to the key inventory."""
         state = st.copy()
         saved = (self.committed, len(self.divs), len(self.records), self.truncated)
+        roles, self.line_roles = self.line_roles, {}
         self.committed = False
         self.depth += 1
         try:
             ok = self.seq(body, state, rest)
         finally:
             self.depth -= 1
+            roles, self.line_roles = self.line_roles, roles
         self.committed = saved[0]
-        trial = Trial(state, self.divs[saved[1]:], self.records[saved[2]:], self.truncated - saved[3])
+        trial = Trial(state, self.divs[saved[1]:], self.records[saved[2]:], self.truncated - saved[3], roles)
         del self.divs[saved[1]:]
         del self.records[saved[2]:]
         self.truncated = saved[3]
@@ -229,6 +233,7 @@ class Matcher(RecordMatcher, ChoiceMatcher):
         st.pos, st.line, st.params, st.variants = t.pos, t.line, t.params, t.variants
         self.divs.extend(trial.divs)
         self.records.extend(trial.records)
+        self.line_roles.update(trial.roles)
         self.truncated += trial.truncated
         if trial.divs or trial.truncated:
             self.check_limit()

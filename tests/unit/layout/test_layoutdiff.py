@@ -72,6 +72,25 @@ def test_a_missing_variant_line_is_a_difference(tmp_path):
     assert (back.kind, back.severity) == ("key-added", "cosmetic")
 
 
+def test_a_key_missing_from_a_one_vma_capture_is_named(tmp_path):
+    """With one VMA the `order` variant's other option (KernelPageSize after Swap, 3.x) also reads
+    the record, with divergences, and is dropped; the names of the lines it read must go with it,
+    or the inventory keys the record's lines by that option's order and names the wrong key
+    ("Anonymous" for a dropped Pss_Dirty)."""
+    import re
+
+    data = (CAPTURES / "smaps_small").read_bytes()
+    second = re.compile(rb"^[0-9a-f]+-[0-9a-f]+ ", re.M).search(data, data.index(b"\n"))
+    one = tmp_path / "one"
+    one.write_bytes(data[: second.start()])
+    assert b"Pss_Dirty:" in one.read_bytes()
+    lost = tmp_path / "lost"
+    lost.write_bytes(re.sub(rb"Pss_Dirty: +[0-9]+ kB\n", b"", one.read_bytes()))
+    for old, new, kind in ((one, lost, "key-removed"), (lost, one, "key-added")):
+        [d] = _diff(old, new).results[0].divergences
+        assert (d.kind, d.field) == (kind, "Pss_Dirty"), d.note
+
+
 def test_a_capture_detection_misses_is_diffed_by_the_other_sides_grammar(tmp_path):
     """An smaps capture without its first record's `Size:` line is not detected as smaps; as OLD
     it was diffed token by token and the removed key was only a note (exit 0), while the same
