@@ -675,9 +675,17 @@ class Unit:
 
 
 def _first_error(node):
-    for n in walk(node):
+    """The first ERROR or MISSING node in `walk` order: only subtrees that tree-sitter marks as
+    holding one (`has_error`, true of every ancestor of such a node) are entered, so a clean
+    unit costs one test, not a walk of every node."""
+    if not node.has_error:
+        return None
+    stack = [node]
+    while stack:
+        n = stack.pop()
         if n.type == "ERROR" or n.is_missing:
             return n
+        stack.extend(reversed([c for c in n.children if c.has_error]))
     return None
 
 

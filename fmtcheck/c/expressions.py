@@ -27,6 +27,7 @@ from fmtcheck.c.types import (
     type_size,
 )
 from fmtcheck.c.values import (
+    MAX_KEY_BYTES,
     CSeqFile,
     Expr,
     Frame,
@@ -217,7 +218,12 @@ class ExpressionCompiler:
         def member(f: Frame) -> Any:
             obj = bfn(f)
             if type(obj) is Free and arrow and obj.key[:1] != "&":
-                return free_path(f, f"{obj.key}->{fname}", where, note_struct)  # (member_of's key, unparsed)
+                key = f"{obj.key}->{fname}"  # (member_of's key, unparsed; free_path inlined below its limit)
+                if len(key) <= MAX_KEY_BYTES:
+                    if note_struct is not None:
+                        note_struct(key)
+                    return Free(key)
+                return free_path(f, key, where, note_struct)
             if isinstance(obj, (list, TablePtr)) and op == "->":
                 obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
@@ -258,6 +264,7 @@ class ExpressionCompiler:
         base = self.expr(node.child_by_field_name("argument"), scope)
         index = self.expr(node.child_by_field_name("index"), scope)
         bfn, ifn = base.fn, index.fn
+        itype, itext = index.type, index.text
         elem = base.type[1] if base.type[0] in ("array", "ptr") else FREE
         text = node.text.decode("latin-1")
         where = self.where(node)
@@ -266,16 +273,25 @@ class ExpressionCompiler:
 
         def subscript(f: Frame) -> Any:
             obj = bfn(f)
-            reads = input_reads(f.ctx.inputs) if f.ctx.coverage is not None else None
+            # (the reads of the index are looked at only for a table's entry: not per element read)
+            table = isinstance(obj, (list, TablePtr))
+            reads = input_reads(f.ctx.inputs) if table and f.ctx.coverage is not None else None
             start = len(reads) if reads is not None else 0
-            i = as_int(ifn(f), f, index.type, index.text)
+            i = ifn(f)
+            if type(i) is not int:
+                i = as_int(i, f, itype, itext)
             if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
-                return free_path(f, f"{obj.key}[{i}]", where, note_elem)  # (element()'s key, unparsed)
+                key = f"{obj.key}[{i}]"  # (element()'s key, unparsed; free_path inlined below its limit)
+                if len(key) <= MAX_KEY_BYTES:
+                    if note_elem is not None:
+                        note_elem(key)
+                    return Free(key)
+                return free_path(f, key, where, note_elem)
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where, note_elem)
             if isinstance(obj, Free):
                 return free_path(f, element(obj, i).key, where, note_elem)
-            if isinstance(obj, (list, TablePtr)):
+            if table:
                 if reads is not None and len(reads) > start and type(i) is int and isinstance(obj, list):
                     observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)
                 return table_entry(obj, i, self.line(node), base.text, where)

@@ -308,7 +308,9 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
         first, second, third = getters
 
         def call3(f) -> None:
-            f.ctx.out.call(method, (first(f), second(f), third(f)), resolve_field(field, f.ctx), where)
+            ctx = f.ctx  # (resolve_field's test inlined: outside a helper the field is as written)
+            ctx.out.call(method, (first(f), second(f), third(f)),
+                         resolve_field(field, ctx) if ctx.bindings and field is not None else field, where)
 
         return call3
 

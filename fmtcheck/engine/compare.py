@@ -163,8 +163,10 @@ def line_labels(outcome: Outcome) -> list[int]:
     return [n for n, (a, b) in enumerate(zip(old_lines, new_lines), 1) if a != b]
 
 
-def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None) -> Divergence:
-    """The Divergence for one case: at the first difference on line `label` (or the first one)."""
+def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None,
+             shown: ShownInputs | None = None) -> Divergence:
+    """The Divergence for one case: at the first difference on line `label` (or the first one);
+    `shown`, when given, displays its inputs (once per case for a whole report)."""
     old = outcome.old.data
     new = outcome.new.data
     if old == new:
@@ -181,7 +183,7 @@ def describe(outcome: Outcome, aliases: dict[str, str], label: int | None = None
         line=line, column=column, expected=expected, actual=actual,
         field=_display(field_name, aliases) if field_name else None,
         severity=severity, kind=kind,
-        counterexample=displayed_inputs(outcome.inputs, aliases),
+        counterexample=(shown or displayed_inputs)(outcome.inputs, aliases),
         expected_has_newline=exp_nl, actual_has_newline=act_nl,
         old_source=old_source, new_source=new_source,
     )
@@ -228,6 +230,23 @@ def displayed_inputs(inputs: dict[str, Any], aliases: dict[str, str]) -> dict[st
                 continue
         shown.setdefault(_display(key, aliases, ordered), value)
     return shown
+
+
+class ShownInputs:
+    """`displayed_inputs` once per case within one report: the lines of one loop often shrink to
+    the same case (every line of a slip in iterations 2..9 to the same 9 iterations), whose
+    thousands of inputs would each be displayed again per line. An answer is kept with the
+    inputs dict it was made for (so that its id names that dict while kept: no case's inputs
+    change once made) and the aliases it was made with; each call returns a fresh dict."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, tuple[dict[str, Any], dict[str, str], dict[str, Any]]] = {}
+
+    def __call__(self, inputs: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
+        kept = self.done.get(id(inputs))
+        if kept is None or kept[0] is not inputs or kept[1] != aliases:
+            kept = self.done[id(inputs)] = (inputs, dict(aliases), displayed_inputs(inputs, aliases))
+        return dict(kept[2])
 
 
 def _nth_line(data: bytes, line: int) -> tuple[bytes, bool]:

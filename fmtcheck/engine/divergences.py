@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.common.result import Divergence
 from fmtcheck.engine.budget import WorkBudget
-from fmtcheck.engine.compare import Outcome, describe, line_labels, severity_of
+from fmtcheck.engine.compare import Outcome, ShownInputs, describe, line_labels, severity_of
 from fmtcheck.engine.fastpath import Fallback, ZeroDefaults
 from fmtcheck.engine.inputs import NUMBER_VIEW, VectorInputs
 from fmtcheck.engine.search import nonzero_count, shrink, text_length
@@ -177,6 +177,7 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
     labels = sorted(by_label)
     sizes = CandidateSizes()
     replayed = Replays(runner.run_slow)
+    shown = ShownInputs()
     for label in labels:
         if len(out) == MAX_REPORTED_LINES:
             runner.more_lines = len(labels) - labels.index(label)
@@ -192,9 +193,9 @@ def report(runner: Any, divergent: list[Outcome]) -> list[Divergence]:
         if runner.side_reads.one_sided() and hangs_on(runner, best):
             best = replayed(smallest)  # the shrunk case hangs on a one-sided key
         best = unwritten_case(runner, best) or replayed(smallest)  # shrunk into a case where a call wrote
-        div = describe(best, runner.aliases, label)
+        div = describe(best, runner.aliases, label, shown)
         div.rendered = (best.old.data, best.new.data)
-        worst_div = div if div.severity != "cosmetic" else _worst(runner, outcomes, label) or div
+        worst_div = div if div.severity != "cosmetic" else _worst(runner, outcomes, label, shown) or div
         if div.severity == "cosmetic" and worst_div.severity == "breaking":
             div.severity = "breaking"
             div.note = (f"cosmetic at the smallest input, but {worst_div.kind} when values fill their "
@@ -270,7 +271,7 @@ def _first_confirmed(runner: Any, outcomes: Iterable[Outcome], label: int) -> tu
     return None
 
 
-def _worst(runner: Any, outcomes: list[Outcome], label: int) -> Divergence | None:
+def _worst(runner: Any, outcomes: list[Outcome], label: int, shown: ShownInputs) -> Divergence | None:
     """The first breaking difference on `label` among the first candidates, judged on bytes and
     described from the interpreter's run."""
     for candidate in outcomes[:MAX_WORST_CANDIDATES]:
@@ -278,7 +279,7 @@ def _worst(runner: Any, outcomes: list[Outcome], label: int) -> Divergence | Non
             continue
         real = confirm(runner, candidate, label)
         if real is not None:
-            return describe(real, runner.aliases, label)
+            return describe(real, runner.aliases, label, shown)
     return None
 
 
@@ -330,11 +331,12 @@ class Replays:
     def __init__(self, run_slow: Callable[[VectorInputs], Outcome | None]) -> None:
         self.run_slow = run_slow
         self.done: dict[tuple, Outcome] = {}
+        self.keys: dict[int, tuple[dict, tuple]] = {}  # id(inputs) -> (inputs, its key): made once each
 
     def __call__(self, outcome: Outcome, source: Any = None) -> Outcome:
         """The replay of OUTCOME; SOURCE, when given, is the input source the interpreter ran to
         give OUTCOME itself: when `ran_as_replayed(source, outcome)`, that run is its replay."""
-        key = tuple((k, type(v), bytes(v) if type(v) is bytearray else v) for k, v in outcome.inputs.items())
+        key = self._key(outcome.inputs)
         if key not in self.done and source is not None and ran_as_replayed(source, outcome):
             self.done[key] = outcome
         if key not in self.done:
@@ -343,6 +345,15 @@ class Replays:
         if again.old.data != outcome.old.data or again.new.data != outcome.new.data:
             raise Inconclusive("engine", "a counterexample did not replay identically (non-deterministic model)")
         return again
+
+    def _key(self, inputs: dict[str, Any]) -> tuple:
+        """The inputs as a key, made once per inputs dict (the lines of a loop that shrink to the
+        same case pass the same outcome; no case's inputs change once made)."""
+        kept = self.keys.get(id(inputs))
+        if kept is None or kept[0] is not inputs:
+            key = tuple((k, type(v), bytes(v) if type(v) is bytearray else v) for k, v in inputs.items())
+            kept = self.keys[id(inputs)] = (inputs, key)
+        return kept[1]
 
 
 def ran_as_replayed(source: Any, outcome: Outcome) -> bool:

@@ -162,7 +162,7 @@ class InputViews:
     def _new_key(self, key: str) -> None:
         self.key_bytes += len(key) + 64
         if self.key_bytes > MAX_INPUT_BYTES:
-            raise LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
+            raise _input_limit(key)
 
     def _name(self, is_str: bool, key: str) -> str:
         if is_str or (key not in self.str_kinds and key not in self.number_views):
@@ -206,6 +206,10 @@ class InputViews:
         return out
 
 
+def _input_limit(key: str) -> LimitExceeded:
+    return LimitExceeded(key[:60], f"input limit reached ({MAX_INPUT_BYTES >> 20} MiB of input paths in one case)")
+
+
 def base_key(name: str) -> str:
     """The key of an input's name (its number view named apart, see `InputViews`)."""
     return name[:-len(NUMBER_VIEW)] if name.endswith(NUMBER_VIEW) else name
@@ -232,8 +236,16 @@ class VectorInputs(InputViews):
             self.order.append((is_str, key))
 
     def int_input(self, key: str, t: tuple) -> int:
-        key = self._number_name(base_key(key))
-        self._register(False, key, t)
+        # (base_key, _number_name and _register inlined: every number an interpreter run reads)
+        if key.endswith(NUMBER_VIEW):
+            key = key[:-len(NUMBER_VIEW)]
+        self.reads.append(key if key not in self.str_kinds and key not in self.number_views else key + NUMBER_VIEW)
+        if key not in self.int_kinds:
+            self.key_bytes += len(key) + 64
+            if self.key_bytes > MAX_INPUT_BYTES:
+                raise _input_limit(key)
+            self.int_kinds[key] = t
+            self.order.append((False, key))
         v = self.ints.get(key)
         if isinstance(v, int):
             return conv(v, t)

@@ -224,12 +224,15 @@ def shrink(inputs: dict[str, Any], kinds: dict[str, Any], still_fails: Callable[
 
     if out_of_budget():
         return best, best_outcome
-    for key in list(best):
+    # Only the inputs that have trials are visited (a wide case holds thousands at their zero;
+    # the lists are made by C-level passes): a trial changes only the input being visited, so
+    # the values of the inputs after it are those the lists were made from.
+    for key in [k for k, v in best.items() if k in zero and v != zero[k]]:  # (`_zero_trial`'s)
         for trial_key, value in _zero_trial(key, best[key], kinds, zero):
             if out_of_budget():
                 return best, best_outcome
             attempt(trial_key, value)
-    for key in list(best):
+    for key in [k for k, v in best.items() if type(v) is not int or v != 0]:  # (`_smaller_trials`')
         for trial_key, value in _smaller_trials(key, best[key], kinds):
             if out_of_budget():
                 return best, best_outcome

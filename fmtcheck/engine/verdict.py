@@ -492,7 +492,8 @@ class Runner:
             return None
         finally:
             self.budget.charge(self.steps_spent - before)
-            assignment = dict(inputs.assignment()) if hasattr(inputs, "assignment") else {}
+            # (a new dict each call, which finish_case copies: the outcome below takes it as its own)
+            assignment = inputs.assignment() if hasattr(inputs, "assignment") else {}
             for coverage in self.coverage:
                 coverage.finish_case(assignment)
         self.cases += 1
@@ -504,7 +505,7 @@ class Runner:
                 self.ub_notes.append(note)
         reads = self.side_reads.record(log, start, middle)
         self.budget.read_keys(len(self.side_reads.old) + len(self.side_reads.new))
-        outcome = Outcome(old_out, new_out, dict(inputs.assignment()), (self.old.file, self.new.file), reads)
+        outcome = Outcome(old_out, new_out, assignment, (self.old.file, self.new.file), reads)
         self.bases.record(inputs, outcome.same)
         return outcome
 
