@@ -304,15 +304,16 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
 
         return escape_mem
 
-    if len(getters) == 3:  # (most primitives: one tuple built without a comprehension per call)
+    # most primitives take 2 or 3 arguments: their tuple is built without a comprehension, and
+    # resolve_field's test is inlined (outside a helper the field is as written)
+    if len(getters) == 3:
         first, second, third = getters
-
-        def call3(f) -> None:
-            ctx = f.ctx  # (resolve_field's test inlined: outside a helper the field is as written)
-            ctx.out.call(method, (first(f), second(f), third(f)),
-                         resolve_field(field, ctx) if ctx.bindings and field is not None else field, where)
-
-        return call3
+        return lambda f: f.ctx.out.call(method, (first(f), second(f), third(f)), field if not f.ctx.bindings
+                                        or field is None else resolve_field(field, f.ctx), where)
+    if len(getters) == 2:
+        first, second = getters
+        return lambda f: f.ctx.out.call(method, (first(f), second(f)), field if not f.ctx.bindings
+                                        or field is None else resolve_field(field, f.ctx), where)
 
     def call(f) -> None:
         f.ctx.out.call(method, tuple([g(f) for g in getters]), resolve_field(field, f.ctx), where)
