@@ -35,13 +35,14 @@ from fmtcheck.kernel.macros import (
     FOR_EACH,
     matching_paren,
 )
+from fmtcheck.common.lazyre import lazy_compile
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 MAX_EXPANSION_BYTES = 1024 * 1024
 MAX_EXPANSION_DEPTH = 64
 FRAGMENT_NAME = "__fc_fragment"
 
-_TOKEN = re.compile(
+_TOKEN = lazy_compile(
     rb"""(?P<ws>[ \t\r\f\v]+)|(?P<nl>\n)|(?P<comment>/\*.*?\*/|//[^\n]*)
     |(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
     |(?P<id>[A-Za-z_]\w*)|(?P<num>\.?\d(?:[\w.]|[eEpP][+-])*)
@@ -420,7 +421,7 @@ def _collect_args(tokens: list[bytes], open_index: int) -> tuple[list[list[bytes
     raise InputError("macro", "unterminated macro argument list")
 
 
-_COMMENT_OR_STRING = re.compile(rb"""/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""", re.S)
+_COMMENT_OR_STRING = lazy_compile(rb"""/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""", re.S)
 
 
 def _blank_comments(text: bytes) -> bytes:
@@ -519,7 +520,7 @@ def preprocess(data: bytes, where: str = "input", extra_macros: dict[str, Macro]
 
 
 
-_CAPS_CALL = re.compile(rb"\b([A-Z][A-Z0-9_]*)\s*\(")
+_CAPS_CALL = lazy_compile(rb"\b([A-Z][A-Z0-9_]*)\s*\(")
 _CAST_WORDS = {b"unsigned", b"signed", b"long", b"int", b"short", b"char", b"u8", b"u16", b"u32", b"u64",
                b"s8", b"s16", b"s32", b"s64", b"__u32", b"__u64", b"size_t"}
 _ARITHMETIC = {b"(", b")", b"+", b"-", b"*", b"/", b"%", b"<<", b">>", b"&", b"|", b"^", b"~", b"?", b":",
@@ -604,10 +605,10 @@ def _argument_list(macro: Macro) -> bool:
     return commas > 0 and depth == 0
 
 
-_IDENT = re.compile(rb"[A-Za-z_]\w*")
-_CAPS = re.compile(rb"[A-Z][A-Z0-9_]*")
-_CAPS_WORD = re.compile(rb"\b[A-Z][A-Z0-9_]*\b")
-_NUMBER = re.compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
+_IDENT = lazy_compile(rb"[A-Za-z_]\w*")
+_CAPS = lazy_compile(rb"[A-Z][A-Z0-9_]*")
+_CAPS_WORD = lazy_compile(rb"\b[A-Z][A-Z0-9_]*\b")
+_NUMBER = lazy_compile(rb"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,14 +19,14 @@ before: not an induction), and no other variable may change.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from fmtcheck.c import symbolic
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.values import Frame, short_digest
+from fmtcheck.common.lazyre import lazy_compile
 
-_PLACEHOLDER = re.compile(r"#(\d+)")
+_PLACEHOLDER = lazy_compile(r"#(\d+)")
 FOLD = "fold="  # engine/fastpath.py refuses traces that hold one (it is no input of a concrete run)
 
 

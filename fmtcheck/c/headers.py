@@ -20,18 +20,19 @@ from pathlib import Path
 
 from fmtcheck.c.literals import parse_number, unescape
 from fmtcheck.c.types import S32, conv, promote, usual
+from fmtcheck.common.lazyre import lazy_compile
 
 MAX_HEADERS = 1500  # headers read for one file (its includes, and theirs, breadth first)
 MAX_DEPTH = 8  # include levels followed (uapi constants sit 4 to 6 levels down)
 MAX_HEADER_BYTES = 1 << 20
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t])([^\n]*)$", re.M)
-_UNDEF = re.compile(rb"^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)", re.M)
-_ENUM = re.compile(rb"\benum\b[ \t\n]*\w*[ \t\n]*\{")
-_NAME = re.compile(r"[A-Za-z_]\w*\Z")
-_TOKEN = re.compile(r"\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%()|&^~])")
+_INCLUDE = lazy_compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_COMMENT = lazy_compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_DEFINE = lazy_compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t])([^\n]*)$", re.M)
+_UNDEF = lazy_compile(rb"^[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)", re.M)
+_ENUM = lazy_compile(rb"\benum\b[ \t\n]*\w*[ \t\n]*\{")
+_NAME = lazy_compile(r"[A-Za-z_]\w*\Z")
+_TOKEN = lazy_compile(r"\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%()|&^~])")
 # where `#include <x/y.h>` is looked for, in the kernel's order (x86 is the tree's default arch)
 _SYSTEM_DIRS = ("include", "arch/x86/include", "include/uapi", "arch/x86/include/uapi",
                 "arch/x86/include/generated", "include/generated")
@@ -104,10 +105,10 @@ def _constants(root: Path, directory: Path | None, includes: tuple) -> tuple:
 
 
 # `static inline unsigned long name(`, `extern u64 name(`: an integer return type, no pointer
-_PROTOTYPE = re.compile(
+_PROTOTYPE = lazy_compile(
     rb"^[ \t]*(?:(?:static|extern|inline|__always_inline|__init|notrace)[ \t]+)*"
     rb"((?:(?:const|unsigned|signed|long|short|int|char)[ \t]+)*[A-Za-z_]\w*)[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.M)
-_FUNCTION_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
+_FUNCTION_MACRO = lazy_compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(", re.M)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -132,8 +133,8 @@ def _return_types(path: Path) -> dict[str, tuple | None]:
     return out
 
 
-_STRING_MACRO = re.compile(r'\s*(?:"(?:[^"\\\n]|\\.)*"\s*)+\Z')
-_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_STRING_MACRO = lazy_compile(r'\s*(?:"(?:[^"\\\n]|\\.)*"\s*)+\Z')
+_LITERAL = lazy_compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
 def _strings(found: list) -> dict[str, bytes]:
@@ -190,7 +191,7 @@ def _header(path: Path) -> tuple[dict[str, str], dict[str, tuple[int, tuple]], s
     return defines, enumerators(clean), undefs, includes_of(data)
 
 
-_FUNCTION_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)([^\n]*)$", re.M)
+_FUNCTION_DEFINE = lazy_compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)([^\n]*)$", re.M)
 
 
 def tree_function_macros(tree: str | None, where: str, includes: list[tuple[bool, str]],
@@ -258,7 +259,7 @@ def _header_function_macros(path: Path) -> dict[str, bytes | None]:
     return lines
 
 
-_STRUCT_HEAD = re.compile(rb"\bstruct[ \t\n]+([A-Za-z_]\w*)[ \t\n]*\{")
+_STRUCT_HEAD = lazy_compile(rb"\bstruct[ \t\n]+([A-Za-z_]\w*)[ \t\n]*\{")
 
 
 def tree_structs(tree: str | None, where: str, includes: list[tuple[bool, str]]) -> dict[str, bytes]:
@@ -303,11 +304,11 @@ def _header_structs(path: Path) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
-_BRACE = re.compile(rb"[{}]")
+_BRACE = lazy_compile(rb"[{}]")
 
 
 # `typedef unsigned int rec_key_t;`, `typedef __u32 __be32;`: an integer type's words and a name
-_TYPEDEF = re.compile(
+_TYPEDEF = lazy_compile(
     rb"^[ \t]*typedef[ \t]+((?:(?:unsigned|signed|long|short|int|char|const)[ \t]+)*[A-Za-z_]\w*)[ \t]+"
     rb"([A-Za-z_]\w*)[ \t]*;", re.M)
 
@@ -437,8 +438,8 @@ def _read(path: Path) -> bytes | None:
         os.close(fd)
 
 
-_CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b(.*)")
-_KERNEL_DEFINED = re.compile(rb"[ \t]*(?:(!)[ \t]*)?defined[ \t]*(?:\([ \t]*__KERNEL__[ \t]*\)|__KERNEL__)[ \t]*(?:/\*.*|//.*)?\Z")
+_CONDITIONAL = lazy_compile(rb"[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b(.*)")
+_KERNEL_DEFINED = lazy_compile(rb"[ \t]*(?:(!)[ \t]*)?defined[ \t]*(?:\([ \t]*__KERNEL__[ \t]*\)|__KERNEL__)[ \t]*(?:/\*.*|//.*)?\Z")
 
 
 def kernel_text(data: bytes) -> bytes:

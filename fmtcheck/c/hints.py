@@ -9,6 +9,7 @@ from functools import lru_cache
 from fmtcheck.c import cfront
 from fmtcheck.c.nodes import callee
 from fmtcheck.c.types import CHAR_PTR, FREE, U64
+from fmtcheck.common.lazyre import lazy_compile
 
 
 class InputSpace:
@@ -153,7 +154,7 @@ def _norm(text: str) -> str:
     return _SPACES.sub("", text)
 
 
-_SPACES = re.compile(r"\s+")
+_SPACES = lazy_compile(r"\s+")
 
 
 def _guess_domain(text: str) -> str:
@@ -237,7 +238,7 @@ def _int_literal(node) -> bool:
 
 ARRAY_SIZE_MACRO = ("int", 32, False, "size")
 LOOP_BOUND_MACRO = ("int", 32, False, "bound")
-_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+_MACRO = lazy_compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _hint_bound_macros(loop, space: InputSpace) -> None:

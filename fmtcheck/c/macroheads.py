@@ -6,16 +6,16 @@ neither without this: the call and the statement after it are a syntax error.
 
 from __future__ import annotations
 
-import re
 
 from fmtcheck.c.headers import includes_of, tree_macro_bodies
 from fmtcheck.kernel import macros as kernel_macros
+from fmtcheck.common.lazyre import lazy_compile
 
 # `name(args)` at a statement's start and followed by a statement, not by `;` or an operator
-_HEAD_CALL = re.compile(rb"\b([a-z_]\w*)\s*\(")
-_STATEMENT_AFTER = re.compile(rb"\s*(?:\{|[A-Za-z_])")
-_IF_HEAD = re.compile(rb"if ?\(.*\)\Z")
-_LOOP_HEAD = re.compile(rb"(?:for|while) ?\(.*\)\Z|\w*(?:for_each|FOR_EACH)\w* ?\(.*\)\Z")
+_HEAD_CALL = lazy_compile(rb"\b([a-z_]\w*)\s*\(")
+_STATEMENT_AFTER = lazy_compile(rb"\s*(?:\{|[A-Za-z_])")
+_IF_HEAD = lazy_compile(rb"if ?\(.*\)\Z")
+_LOOP_HEAD = lazy_compile(rb"(?:for|while) ?\(.*\)\Z|\w*(?:for_each|FOR_EACH)\w* ?\(.*\)\Z")
 
 
 def rewrite_macro_heads(text: bytes, data: bytes, where: str, tree: str) -> bytes:

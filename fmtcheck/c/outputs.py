@@ -31,6 +31,7 @@ from fmtcheck.common.errors import Inconclusive, LimitExceeded
 from fmtcheck.kernel import vsprintf
 from fmtcheck.kernel.constants import STRING_MACROS
 from fmtcheck.kernel.seq_file import SeqFile, escaped_name
+from fmtcheck.common.lazyre import lazy_compile
 
 U64 = ("int", 64, False)
 S64 = ("int", 64, True)
@@ -321,7 +322,7 @@ def _compile_call(prog, name: str, args: list, node, scope: dict) -> Callable:
     return call
 
 
-_WORD = __import__("re").compile(r"[A-Za-z_]\w*")
+_WORD = lazy_compile(r"[A-Za-z_]\w*")
 
 
 def resolve_field(name: str | None, ctx) -> str | None:

@@ -33,6 +33,7 @@ from fmtcheck.c import cfront, symbolic
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.values import Frame, Free, Unset, value_key
 from fmtcheck.common.errors import Inconclusive
+from fmtcheck.common.lazyre import lazy_compile
 
 # calls that write through an argument or read the seq_file's state: such a loop is no function
 # of the values its key names
@@ -269,7 +270,7 @@ def _names_used(node, locals_: set[str], nodes: Iterable | None = None) -> set[s
             if n.type in _NAMES and _ident(n) not in locals_}
 
 
-_STRUCT = re.compile(r"'(?:struct|union|enum)', '(\w+)'")
+_STRUCT = lazy_compile(r"'(?:struct|union|enum)', '(\w+)'")
 
 
 def _definitions(unit, names: set[str], scope: dict[str, tuple], free: list[str]) -> list[str] | None:

@@ -15,19 +15,19 @@ either (the path may be another path's memory too).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.values import Context, Free, symbolic_name
 from fmtcheck.common.errors import Inconclusive
+from fmtcheck.common.lazyre import lazy_compile
 
 STORE_MARK = "@"
 
-_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+_CONSTANT = lazy_compile(r"[A-Z][A-Z0-9_]*")
 
 
-_STATE = re.compile(r"@(c?)\d+$")  # the state a read was made in: after a store, or only after calls
+_STATE = lazy_compile(r"@(c?)\d+$")  # the state a read was made in: after a store, or only after calls
 
 
 def stored_key(key: str) -> bool:

@@ -14,8 +14,8 @@ idempotent and vanishes on an input already as narrow as the truncation.
 
 from __future__ import annotations
 
-import re
 from typing import Any
+from fmtcheck.common.lazyre import lazy_compile
 
 
 class NotProvable(Exception):
@@ -35,7 +35,7 @@ def raised_at(exc: BaseException) -> str | None:
     return found
 
 
-_WHERE = re.compile(r".+:\d+")
+_WHERE = lazy_compile(r".+:\d+")
 
 
 def located(exc: Any) -> str:

@@ -7,7 +7,6 @@ A mixin of `fmtcheck.c.program.Program`, beside the statement compiler that call
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from fmtcheck.c import cfront, headers
@@ -20,6 +19,7 @@ from fmtcheck.c.values import (
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
+from fmtcheck.common.lazyre import lazy_compile
 
 MAX_DESIGNATED_INDEX = 1 << 16  # a designator past this is taken as a value the model cannot fold
 
@@ -32,7 +32,7 @@ def _field_designated(item) -> bool:
     return designator is not None and designator.type == "field_designator"
 
 
-_CONDITIONAL = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef|elif|else)\b")
+_CONDITIONAL = lazy_compile(rb"\s*#\s*(?:if|ifdef|ifndef|elif|else)\b")
 
 
 class HeaderFields(list):

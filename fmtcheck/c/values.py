@@ -4,13 +4,13 @@ control-flow signals, frames and the bounds that keep a run finite.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from fmtcheck.c.symbolic import NotProvable, Sym
 from fmtcheck.c.types import CHAR, conv, type_size
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
+from fmtcheck.common.lazyre import lazy_compile
 
 MAX_STEPS = 200_000
 
@@ -428,7 +428,7 @@ class Expr:
 
 # One name per object of the caller's data, whichever way the code reaches it: `p->f`,
 # `p[0].f`, `(*p).f` and `(p + 0)->f` are the same input, `(p + 2)->f` and `p[2].f` too.
-_ELEMENT_KEY = re.compile(r"(.*)\[(-?\d+)\]")
+_ELEMENT_KEY = lazy_compile(r"(.*)\[(-?\d+)\]")
 
 
 def pointer_parts(key: str) -> tuple[str, int]:
@@ -479,7 +479,7 @@ def address_of(v: Free) -> Free:
     return Free("&" + v.key)
 
 
-_LINK = re.compile(r"(->\w+)\1*\Z")
+_LINK = lazy_compile(r"(->\w+)\1*\Z")
 
 
 def chain_depth(key: str) -> int:

@@ -27,6 +27,7 @@ from typing import Callable
 
 from fmtcheck.c.cfront import Conditional, Unit, never_compiled
 from fmtcheck.common.result import Result, SourceLine
+from fmtcheck.common.lazyre import lazy_compile
 
 MAX_OTHER_BUILDS = 4
 
@@ -122,8 +123,8 @@ def conditionals_of(unit: Unit, name: str) -> list[Conditional]:
             if not any(start <= c.line and c.end <= end for start, end in unrelated)]
 
 
-_IFDEF = re.compile(rb"#(ifdef|ifndef) (\w+)")
-_IF_TEST = re.compile(rb"#(?:el)?if (!?) ?(defined|IS_ENABLED|IS_BUILTIN|IS_MODULE|IS_REACHABLE)? ?\(? ?(\w+) ?\)?")
+_IFDEF = lazy_compile(rb"#(ifdef|ifndef) (\w+)")
+_IF_TEST = lazy_compile(rb"#(?:el)?if (!?) ?(defined|IS_ENABLED|IS_BUILTIN|IS_MODULE|IS_REACHABLE)? ?\(? ?(\w+) ?\)?")
 
 
 def macro_test(key: bytes) -> tuple[str, bool] | None:

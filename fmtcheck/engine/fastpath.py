@@ -23,6 +23,7 @@ from fmtcheck.c.folds import FOLD
 from fmtcheck.c.values import MAX_STEPS, past_chain_bound
 from fmtcheck.engine.inputs import small_value
 from fmtcheck.kernel import vsprintf
+from fmtcheck.common.lazyre import lazy_compile
 
 LLONG_MIN = -(1 << 63)
 
@@ -96,9 +97,9 @@ def tree_keys(tree: tuple) -> set[str]:
     return set().union(*(tree_keys(t) for t in tree[1:] if isinstance(t, tuple)))
 
 
-_PLACEHOLDER = re.compile(r"#\d+")
-_VALUE_KEYS = re.compile(r"@(.+?):[su]\d+(?=[,)])")  # inputs whose value names another input's key
-_TOKEN = re.compile(r"#(\d+)|@(.+?):([su])(\d+)(?=[,)])")
+_PLACEHOLDER = lazy_compile(r"#\d+")
+_VALUE_KEYS = lazy_compile(r"@(.+?):[su]\d+(?=[,)])")  # inputs whose value names another input's key
+_TOKEN = lazy_compile(r"#(\d+)|@(.+?):([su])(\d+)(?=[,)])")
 
 
 def key_of(template: str) -> Callable[[dict], str] | None:
@@ -710,7 +711,7 @@ class InOrderDefaults(dict):
         return value
 
 
-_INDEX = re.compile(r"\[\d+\]")
+_INDEX = lazy_compile(r"\[\d+\]")
 
 
 def array_of(key: str) -> str:

@@ -25,6 +25,7 @@ import re
 from itertools import compress, count
 from operator import ne
 from typing import Iterable
+from fmtcheck.common.lazyre import lazy_compile
 
 SEVERITY_RANK = {"cosmetic": 0, "breaking": 1}
 
@@ -58,15 +59,15 @@ _SEPARATORS = frozenset(b":|/,;=")
 _WHITESPACE_BYTES = bytes(sorted(_WHITESPACE))
 _SEPARATOR_BYTES = bytes(sorted(_SEPARATORS))
 _NOT_SEPARATORS = bytes(b for b in range(256) if b not in _SEPARATORS)
-_WORD_RUN = re.compile(b"([^" + re.escape(bytes(sorted(_WHITESPACE | _SEPARATORS))) + b"]+)")
+_WORD_RUN = lazy_compile(b"([^" + re.escape(bytes(sorted(_WHITESPACE | _SEPARATORS))) + b"]+)")
 _EDGE_PUNCT = b":|/,;=()%"
 
-_DEC = re.compile(rb"[+-]?[0-9]+")
-_FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)")
-_HEX_PREFIXED = re.compile(rb"([+-]?)0[xX]([0-9a-fA-F]+)")
-_HEX_RAW = re.compile(rb"[0-9a-fA-F]+")
-_NUMERIC_TOKEN = re.compile(rb"[+-]?(?:0[xX])?[0-9a-fA-F]*[0-9][0-9a-fA-F]*(?:\.[0-9]+)?")
-_CPU_COLUMN = re.compile(rb"CPU[0-9]+")
+_DEC = lazy_compile(rb"[+-]?[0-9]+")
+_FLOAT = lazy_compile(rb"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)")
+_HEX_PREFIXED = lazy_compile(rb"([+-]?)0[xX]([0-9a-fA-F]+)")
+_HEX_RAW = lazy_compile(rb"[0-9a-fA-F]+")
+_NUMERIC_TOKEN = lazy_compile(rb"[+-]?(?:0[xX])?[0-9a-fA-F]*[0-9][0-9a-fA-F]*(?:\.[0-9]+)?")
+_CPU_COLUMN = lazy_compile(rb"CPU[0-9]+")
 
 
 def severity_of(kind: str) -> str:

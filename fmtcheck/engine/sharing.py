@@ -23,6 +23,7 @@ from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.engine.compare import Outcome, display_key
 from fmtcheck.engine.inputs import MAX_LOOP, VectorInputs
 from fmtcheck.engine.search import case_size
+from fmtcheck.common.lazyre import lazy_compile
 
 # divergent outcomes checked for a realizable difference, smallest first, when every one reads a
 # one-sided key
@@ -39,7 +40,7 @@ MAX_CLIMB_WORDS = 16
 # limit, and a report makes hundreds of them
 MAX_RERUN_STEPS = 1_000_000
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
+_NAME = lazy_compile(r"[A-Za-z_]\w*")
 
 
 class SideReads:

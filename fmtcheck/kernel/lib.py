@@ -9,8 +9,8 @@ same in every release fmtcheck models; what is not here stays an uninterpreted f
 
 from __future__ import annotations
 
-import re
 from typing import Callable
+from fmtcheck.common.lazyre import lazy_compile
 
 # lib/hexdump.c
 HEX_ASC = b"0123456789abcdef"
@@ -23,14 +23,14 @@ SEQ_ACCESSORS = frozenset({
     "file_inode", "single_open_net_private", "seq_private", "net_generic", "seq_css",
 })
 # the kernel's locking and RCU calls: they write the lock they are given and nothing a printer reads
-_LOCK_CALL = re.compile(r"(raw_)?(spin|read|write|mutex|rt_mutex|down|up|rcu_read|srcu_read|rwsem|"
+_LOCK_CALL = lazy_compile(r"(raw_)?(spin|read|write|mutex|rt_mutex|down|up|rcu_read|srcu_read|rwsem|"
                         r"seqcount|write_seqcount|read_seqcount|local|preempt|percpu_down|percpu_up)"
                         r"(_(lock|unlock|trylock|read|write|read_lock|read_unlock|begin|end|retry|"
                         r"bh|irq|irqsave|irqrestore|nested|interruptible|killable|held))*")
 
 
 # the kernel's accessors that read through the pointer they get and write nothing
-_READ_CALL = re.compile(r"(atomic(64|_long)?|local(64)?|refcount|kref|percpu_counter|static_key|"
+_READ_CALL = lazy_compile(r"(atomic(64|_long)?|local(64)?|refcount|kref|percpu_counter|static_key|"
                         r"u64_stats|seqcount|read_seqcount|raw_read_seqcount)_(read|read_positive|sum|sum_positive|"
                         r"fetch_begin|fetch_retry|begin|retry|enabled)"
                         r"|test_bit|variable_test_bit|constant_test_bit|list_empty|list_empty_careful|hlist_empty|"
@@ -38,7 +38,7 @@ _READ_CALL = re.compile(r"(atomic(64|_long)?|local(64)?|refcount|kref|percpu_cou
                         r"bitmap_empty|bitmap_full|cpumask_empty|nodes_weight|dev_name|netdev_name|kobject_name|"
                         r"jiffies_to_msecs|jiffies_to_usecs|jiffies_to_clock_t|ktime_to_ns|ktime_to_us|ktime_to_ms")
 # words in the names of calls that change what they are given (`atomic_inc_return(&s->n)`)
-_WRITER_WORD = re.compile(r"(^|_)(inc|dec|add|sub|set|clear|xchg|cmpxchg|update|fill|reset|fold|collect|"
+_WRITER_WORD = lazy_compile(r"(^|_)(inc|dec|add|sub|set|clear|xchg|cmpxchg|update|fill|reset|fold|collect|"
                           r"snapshot|sync|refresh|flush|drain|store|write|put|get_and|and|or|xor)(_|$)")
 
 

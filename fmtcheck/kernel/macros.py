@@ -12,9 +12,10 @@ import re
 
 from fmtcheck.kernel import lib
 from fmtcheck.kernel.primitives import PRIMITIVES
+from fmtcheck.common.lazyre import lazy_compile
 
 # Attribute-like words that carry no meaning for output; blanked (same length) before parsing.
-ANNOTATIONS = re.compile(
+ANNOTATIONS = lazy_compile(
     rb"\b(?:__(?:always_inline|weak|maybe_unused|init|exit|cold|hot|user|rcu|percpu|iomem|"
     rb"must_check|pure|noreturn|used|ro_after_init|read_mostly|initdata|initconst|force|bitwise|kernel|"
     rb"noinline_for_stack|noinline|always_unused|visible|latent_entropy|ref|meminit|sched|"
@@ -23,14 +24,14 @@ ANNOTATIONS = re.compile(
 )
 
 # Annotations that take an argument list; blanked with their parentheses.
-ANNOTATIONS_WITH_ARGS = re.compile(
+ANNOTATIONS_WITH_ARGS = lazy_compile(
     rb"\b(?:__aligned|__printf|__section|__attribute__|__acquires|__releases|__must_hold|"
     rb"__cacheline_aligned_in_smp|__counted_by|__nonstring|__guarded_by)\s*\("
 )
 
 # An iterator macro call: rewritten into a loop whose count and elements are inputs (the kernel
 # spells a few in capitals: `CAP_FOR_EACH_U32(i) {...}`).
-FOR_EACH = re.compile(rb"\b(\w*(?:for_each|FOR_EACH)\w*|\w*_foreach\w*)\s*\(")
+FOR_EACH = lazy_compile(rb"\b(\w*(?:for_each|FOR_EACH)\w*|\w*_foreach\w*)\s*\(")
 
 # Calls that return their (first) argument.
 IDENTITY_CALLS = {"likely", "unlikely", "READ_ONCE", "data_race", "ACCESS_ONCE", "__builtin_expect"}
@@ -70,27 +71,27 @@ ARGUMENT_LIST_MACROS = {
 # macros whose argument is a type (by position) and that are plain functions of the rest
 _TYPE_WORDS = rb"(?:struct|union|enum|unsigned|signed|const|volatile|int|long|short|char|void|_Bool|bool|" \
               rb"u8|u16|u32|u64|s8|s16|s32|s64|__u8|__u16|__u32|__u64|__s32|__s64|size_t|ssize_t)"
-_TYPE_ARG = re.compile(
+_TYPE_ARG = lazy_compile(
     rb"\s*(?:(?:const|volatile)\s+)*(?:(?:struct|union|enum)\s+\w+|(?:(?:unsigned|signed)\s+)?"
     rb"(?:long\s+long|long|int|short|char|void|_Bool|bool)(?:\s+int)?|unsigned|signed)"
     rb"(?:\s*\*)*\s*(?:const\s*)?\Z"
 )
-_KEYWORD_LED_TYPE = re.compile(rb"\s*(?:const\s+|volatile\s+)*(?:struct|union|enum|unsigned|signed)\b")
+_KEYWORD_LED_TYPE = lazy_compile(rb"\s*(?:const\s+|volatile\s+)*(?:struct|union|enum|unsigned|signed)\b")
 _NOT_MACROS = {b"sizeof", b"_Alignof", b"__alignof__", b"typeof", b"__typeof__", b"__typeof", b"offsetof",
                b"if", b"while", b"for", b"switch", b"return", b"__builtin_offsetof", b"_Generic",
                b"__builtin_types_compatible_p", b"va_arg", b"__fc_each"}
-_CALL_HEAD = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
-_SCOPED = re.compile(rb"\b(scoped_\w+|scoped_guard)\s*\(")
-_GUARD_STMT = re.compile(rb"\b(\w*guard)\s*\(")
-_DO_EACH = re.compile(rb"\b(do_each_\w+)\s*\(")
-_WHILE_EACH = re.compile(rb"\b(while_each_\w+)\s*\(")
-_COMPILE_TIME = re.compile(rb"\b(BUILD_BUG_ON\w*|static_assert|_Static_assert|BUILD_BUG_ON_MSG|"
+_CALL_HEAD = lazy_compile(rb"\b([A-Za-z_]\w*)\s*\(")
+_SCOPED = lazy_compile(rb"\b(scoped_\w+|scoped_guard)\s*\(")
+_GUARD_STMT = lazy_compile(rb"\b(\w*guard)\s*\(")
+_DO_EACH = lazy_compile(rb"\b(do_each_\w+)\s*\(")
+_WHILE_EACH = lazy_compile(rb"\b(while_each_\w+)\s*\(")
+_COMPILE_TIME = lazy_compile(rb"\b(BUILD_BUG_ON\w*|static_assert|_Static_assert|BUILD_BUG_ON_MSG|"
                            rb"compiletime_assert|lockdep_assert\w*|might_sleep|might_fault|WARN_ON_SMP)\s*\(")
-_PER_CPU_DEF = re.compile(rb"(?:DEFINE|DECLARE)_PER_CPU\w*\Z")
+_PER_CPU_DEF = lazy_compile(rb"(?:DEFINE|DECLARE)_PER_CPU\w*\Z")
 
 
 # annotations without arguments that carry no meaning for output (section, alignment, layout)
-_BARE_ANNOTATIONS = re.compile(
+_BARE_ANNOTATIONS = lazy_compile(
     rb"\b(?:_{2,4}cacheline_aligned(?:_in_smp)?|__page_aligned_(?:bss|data)|__initconst|__exitdata|__refdata|"
     rb"__initdata_or_module|__packed|__randomize_layout|__no_randomize_layout|__latent_entropy|__noreturn|"
     rb"__noclone|__nocfi|__flatten|__ref|__meminit|__meminitdata|__cpuinit|__always_unused|__unused|"
@@ -186,7 +187,7 @@ def _newlines(text: bytes) -> bytes:
     return b"\n" * text.count(b"\n")
 
 
-_QUOTED_OR_BRACE = re.compile(rb'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|[{}]', re.DOTALL)
+_QUOTED_OR_BRACE = lazy_compile(rb'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|[{}]', re.DOTALL)
 
 
 def _depths(text: bytes) -> list[int]:
@@ -216,10 +217,10 @@ def at_statement_start(text: bytes, pos: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 # layout: expressions of a struct's layout, and members declared by a macro
 
-_ZERO_CHECKS = re.compile(rb"\b(BUILD_BUG_ON_ZERO)\s*\(")
-_OFFSETOF = re.compile(rb"\boffsetof\s*\(")
-_FLEX_ARRAY = re.compile(rb"\b(DECLARE_FLEX_ARRAY|__DECLARE_FLEX_ARRAY)\s*\(")
-_PLAIN_MEMBER = re.compile(rb"\s*[A-Za-z_]\w*\s*\Z")
+_ZERO_CHECKS = lazy_compile(rb"\b(BUILD_BUG_ON_ZERO)\s*\(")
+_OFFSETOF = lazy_compile(rb"\boffsetof\s*\(")
+_FLEX_ARRAY = lazy_compile(rb"\b(DECLARE_FLEX_ARRAY|__DECLARE_FLEX_ARRAY)\s*\(")
+_PLAIN_MEMBER = lazy_compile(rb"\s*[A-Za-z_]\w*\s*\Z")
 
 
 def _rewrite_layout_macros(text: bytes) -> bytes:
@@ -298,7 +299,7 @@ def _rewrite_file_scope(text: bytes) -> bytes:
     return bytes(out)
 
 
-_REGISTRATION = re.compile(rb"(?:module_\w+|\w*initcall\w*|__setup|early_param|core_param|postcore_param|"
+_REGISTRATION = lazy_compile(rb"(?:module_\w+|\w*initcall\w*|__setup|early_param|core_param|postcore_param|"
                            rb"arch_param|device_param_cb|__exitcall|__initcall|console_initcall)\Z")
 
 

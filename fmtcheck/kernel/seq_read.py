@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from fmtcheck.common.errors import LimitExceeded
 from fmtcheck.kernel.seq_file import SeqFile
+from fmtcheck.common.lazyre import lazy_compile
 
 SEQ_SKIP = 1  # what show() returns to have its output discarded (the kernel's value)
 PAGE_SIZE = 4096
@@ -85,8 +86,8 @@ def render_bytes(m: SeqFile, data: bytes, primitive: str = "write") -> None:
         raise ValueError(f"unknown primitive {primitive!r}")
 
 
-_DECIMAL_TAIL = re.compile(rb"(.*) (0|[1-9][0-9]{0,18})\n\Z", re.DOTALL)
-_HEX_TAIL = re.compile(rb"(.*) ([0-9a-f]{1,16})\n\Z", re.DOTALL)
+_DECIMAL_TAIL = lazy_compile(rb"(.*) (0|[1-9][0-9]{0,18})\n\Z", re.DOTALL)
+_HEX_TAIL = lazy_compile(rb"(.*) ([0-9a-f]{1,16})\n\Z", re.DOTALL)
 
 
 def _render_number_line(m: SeqFile, data: bytes, primitive: str) -> None:
