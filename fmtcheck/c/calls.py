@@ -135,6 +135,10 @@ class CallCompiler:
             key = f"{callee(f) if callee else name}({', '.join(keys)})"
             if has_outs:
                 _write_outs(f, key, outs, values)
+            if all(type(v) is int for v in values):  # (numbers only: nothing to fill, print to or write through)
+                if hint is not None and hint[0] == "int":
+                    return f.ctx.inputs.int_input(key, hint)
+                return Free(call_result(f.ctx, key))
             for k, v in enumerate(values):
                 if type(v) is LocalStruct:
                     # the call may have filled it: its fields are now functions of the call

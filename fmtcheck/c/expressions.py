@@ -27,7 +27,6 @@ from fmtcheck.c.types import (
     type_size,
 )
 from fmtcheck.c.values import (
-    MAX_KEY_BYTES,
     CSeqFile,
     Expr,
     Frame,
@@ -218,12 +217,7 @@ class ExpressionCompiler:
         def member(f: Frame) -> Any:
             obj = bfn(f)
             if type(obj) is Free and arrow and obj.key[:1] != "&":
-                key = f"{obj.key}->{fname}"  # (member_of's key, unparsed; free_path inlined below its limit)
-                if len(key) <= MAX_KEY_BYTES:
-                    if note_struct is not None:
-                        note_struct(key)
-                    return Free(key)
-                return free_path(f, key, where, note_struct)
+                return free_path(f, f"{obj.key}->{fname}", where, note_struct)  # (member_of's key, unparsed)
             if isinstance(obj, (list, TablePtr)) and op == "->":
                 obj = table_entry(obj, 0, self.line(node), base.text, where)
             if isinstance(obj, Free):
@@ -264,7 +258,6 @@ class ExpressionCompiler:
         base = self.expr(node.child_by_field_name("argument"), scope)
         index = self.expr(node.child_by_field_name("index"), scope)
         bfn, ifn = base.fn, index.fn
-        itype, itext = index.type, index.text
         elem = base.type[1] if base.type[0] in ("array", "ptr") else FREE
         text = node.text.decode("latin-1")
         where = self.where(node)
@@ -272,26 +265,17 @@ class ExpressionCompiler:
         note_elem = typed_reads(self.read_types, read_label(elem), where)
 
         def subscript(f: Frame) -> Any:
-            obj = bfn(f)
-            # (the reads of the index are looked at only for a table's entry: not per element read)
-            table = isinstance(obj, (list, TablePtr))
-            reads = input_reads(f.ctx.inputs) if table and f.ctx.coverage is not None else None
+            obj = bfn(f)  # (the log of the index's reads is looked at for a table's entry only)
+            reads = input_reads(f.ctx.inputs) if f.ctx.coverage is not None and isinstance(obj, (list, TablePtr)) else None
             start = len(reads) if reads is not None else 0
-            i = ifn(f)
-            if type(i) is not int:
-                i = as_int(i, f, itype, itext)
+            i = i if type(i := ifn(f)) is int else as_int(i, f, index.type, index.text)  # (as_int keeps an int)
             if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
-                key = f"{obj.key}[{i}]"  # (element()'s key, unparsed; free_path inlined below its limit)
-                if len(key) <= MAX_KEY_BYTES:
-                    if note_elem is not None:
-                        note_elem(key)
-                    return Free(key)
-                return free_path(f, key, where, note_elem)
+                return free_path(f, f"{obj.key}[{i}]", where, note_elem)  # (element()'s key, unparsed)
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where, note_elem)
             if isinstance(obj, Free):
                 return free_path(f, element(obj, i).key, where, note_elem)
-            if table:
+            if isinstance(obj, (list, TablePtr)):
                 if reads is not None and len(reads) > start and type(i) is int and isinstance(obj, list):
                     observe_table_index(f.ctx.coverage, site, index.text, base.text, i, len(obj), reads, start)
                 return table_entry(obj, i, self.line(node), base.text, where)
