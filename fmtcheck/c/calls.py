@@ -24,6 +24,7 @@ from fmtcheck.c.values import (
     SymbolicText,
     UndefinedBehaviour,
     Unset,
+    refill,
     value_key,
 )
 from fmtcheck.common.errors import Inconclusive, LimitExceeded
@@ -142,6 +143,7 @@ class CallCompiler:
             for k, v in enumerate(values):
                 if type(v) is LocalStruct:
                     # the call may have filled it: its fields are now functions of the call
+                    refill(f.ctx, v.key, f"{key}->out{k}")
                     v.key, v.zeroed, v.indeterminate, v.view = f"{key}->out{k}", False, False, None
                     v.fields.clear()
             for k, v in enumerate(values):

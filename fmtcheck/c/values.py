@@ -359,7 +359,7 @@ class Context:
     """One run of one side: the inputs, the output, the step budget."""
 
     __slots__ = ("inputs", "out", "steps", "limit", "depth", "aliases", "side", "bindings", "seq", "allocated",
-                 "coverage", "writes", "loop_depth", "store_state", "result_states", "traced_loop")
+                 "coverage", "writes", "loop_depth", "store_state", "result_states", "traced_loop", "refilled")
 
     def __init__(self, inputs: Any, out: Any, side: str = "", coverage: Any = None,
                  limit: int | None = None) -> None:
@@ -379,6 +379,7 @@ class Context:
         self.traced_loop: object | None = None  # the token of the loop whose body a proof traces (rows.break_row)
         self.store_state: str | None = None  # the stores into the caller's data so far (see c/stores.py)
         self.result_states: dict[str, str | None] = {}  # an unknown call's value -> the state it was made in
+        self.refilled: dict[str, str] = {}  # a local struct's key before an unknown call filled it -> after
 
 
     def allocate(self, size: int, where: str) -> None:
@@ -402,12 +403,36 @@ def free_path(f: "Frame", key: str, where: str, noted: Callable[[str], None] | N
     """A free value at a new path; an over-long path ends the run (the inputs it names are
     counted by the input source, `fmtcheck.engine.inputs.MAX_INPUT_BYTES`). NOTED, if any,
     records the type the code reads it as (`fmtcheck.c.expressions.typed_reads`)."""
+    if f.ctx.refilled:
+        key = refilled_path(f.ctx.refilled, key)
     if noted is not None:
         noted(key)
     if len(key) > MAX_KEY_BYTES:
         raise LimitExceeded(where, f"an input path grew past {MAX_KEY_BYTES} bytes ({key[:40]}...): "
                                    "a walk over data the code does not define")
     return Free(key)
+
+
+def refill(ctx: Context, before: str, after: str) -> None:
+    """An unknown call filled a local struct keyed BEFORE (what the stack held, or an earlier
+    call's out-parameter); it is now AFTER. A pointer the code took into it before the call
+    (`u64 *args = &info.data.args[0]; fill(task, &info); args[0]`) reads what the call left, as a
+    path of the struct read after the call does: `free_path` renames its paths. A struct with no
+    key (zeroed, or set field by field) has no paths of its own to rename."""
+    if not before:
+        return
+    for old, new in ctx.refilled.items():
+        if new == before:
+            ctx.refilled[old] = after
+    ctx.refilled[before] = after
+
+
+def refilled_path(refilled: dict[str, str], key: str) -> str:
+    """KEY with the path of a struct an unknown call filled since (`refill`) put as after it."""
+    for before, after in refilled.items():
+        if key.startswith(before) and (len(key) == len(before) or key[len(before)] in ".[-"):
+            return after + key[len(before):]
+    return key
 
 
 @dataclass

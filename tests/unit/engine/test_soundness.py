@@ -48,6 +48,31 @@ def test_a_pointer_into_a_struct_taken_before_a_call_fills_it_is_never_divergent
     assert run(old, new).verdict != "divergent"
 
 
+SYSCALL = ('\tstruct foo_syscall info;\n\tu64 *args = &info.data.args[0];\n\n'
+           '\tif (get_syscall(v, &info))\n\t\treturn 0;\n')
+
+
+def test_a_pointer_into_a_struct_reads_what_the_call_that_filled_it_left():
+    """proc_pid_syscall: `args` points into `info` before the call fills it; `args[1]` read after
+    the call is the call's value, as `info.data.args[1]` is (was one-sided: the pointer kept the
+    name of what the stack held, which names the local and the side), also when the struct's
+    type is not in the input."""
+    old = show(SYSCALL + '\tseq_printf(m, "%d 0x%llx\\n", info.data.nr, args[1]);\n')
+    new = show(SYSCALL.replace("info", "si").replace("*args", "*a")
+               + '\tseq_put_decimal_ll(m, "", si.data.nr);\n\tseq_printf(m, " 0x%llx\\n", a[1]);\n')
+    assert run(old, new).verdict == "equivalent"
+    other = new.replace("a[1]", "a[0]")  # another element of the call's output
+    assert run(old, other).verdict != "equivalent"
+
+
+def test_a_pointer_into_a_struct_read_before_the_call_fills_it_reads_the_stack():
+    early = show('\tstruct foo_syscall info;\n\tu64 *args = &info.data.args[0];\n\tu64 first = args[1];\n\n'
+                 '\tif (get_syscall(v, &info))\n\t\treturn 0;\n'
+                 '\tseq_printf(m, "%d 0x%llx\\n", info.data.nr, first);\n')
+    late = show(SYSCALL + '\tseq_printf(m, "%d 0x%llx\\n", info.data.nr, args[1]);\n')
+    assert run(early, late).verdict == "inconclusive"
+
+
 def test_a_list_head_the_model_cannot_evaluate_does_not_name_the_loop_by_its_text():
     """cgroup_css_links_read's shape: `&css->cgroup->links` and `&css_rw->...` are one list."""
     old = show('\tstruct foo *css = foo_of(v);\n\tstruct foo_link *l;\n\n'
