@@ -304,12 +304,9 @@ class CallCompiler:
         def memset(f: Frame) -> Any:
             p = target.fn(f)
             if isinstance(p, LocalStruct):
-                p.fields.clear()
-                f.ctx.writes += 1
-                p.zeroed = as_int(value.fn(f), f, S32, value.text) == 0
-                if not p.zeroed:
+                if as_int(value.fn(f), f, S32, value.text) != 0:
                     raise Inconclusive(self.where(node), "memset of a struct to a byte other than 0")
-                p.key, p.indeterminate, p.view = "", False, None
+                zero_struct(f, p)
                 return p
             if isinstance(p, Mem):
                 p = Ptr(p)
@@ -489,6 +486,23 @@ def _fill_buffer(f: Frame, v: Any, out_key: str, where: str, callee: str) -> Non
     data = bytes(text)[:room - 1] + b"\x00"
     f.ctx.writes += 1
     p.mem.data[p.off:p.off + len(data)] = data
+
+
+def zero_struct(f: Frame, s: LocalStruct) -> None:
+    """`memset(s, 0, sizeof(*s))`: every field reads zero. An array member is the struct's own
+    storage and stays so, zeroed in place: the code then adds to its elements (`stat->ios[g] +=
+    ...`, part_stat_read_all) and a pointer into it reads the zeros."""
+    arrays = {name: v for name, v in s.fields.items() if isinstance(v, Mem)}
+    s.fields.clear()
+    for name, mem in arrays.items():
+        if isinstance(mem.data, bytearray):
+            mem.data[:] = bytes(len(mem.data))
+        else:  # a proof's cells: fresh zeroed storage of the same size
+            mem = Mem(bytearray(len(mem.data)), elem=mem.elem)
+        s.fields[name] = mem
+    f.ctx.writes += 1
+    s.zeroed = True
+    s.key, s.indeterminate, s.view = "", False, None
 
 
 MAX_FILLED_ELEMENTS = 64  # elements of an integer array an unknown call may fill, each an input

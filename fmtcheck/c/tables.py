@@ -250,18 +250,18 @@ class DataCompiler:
         return value.type in ("false", "null") or value.type == "number_literal" and self._const_int(value) == 0
 
     def _array_members(self, struct: str) -> dict[str, tuple[tuple, int]]:
-        """The array members of a struct the input defines, with their element type and size in
-        bytes, when every size folds; none when the struct is not defined here or a size does not
-        fold (its members then stay what they were: the caller's data)."""
+        """The integer array members of a struct the input (or, with --tree, a header) defines,
+        with their element type and size in bytes; none when the struct is not defined. A member
+        whose size does not fold, or whose elements are not integers (`local_t in_flight[2]` of
+        struct disk_stats), is left out alone: it stays what it was (reading it is not modelled),
+        and the struct's integer arrays are still its own storage."""
         try:
             fields = self._struct_fields(struct)
         except (Inconclusive, InputError):
             return {}
         arrays = {}
         for field, t in fields:
-            if t[0] == "array":
-                if t[2] is None or t[1][0] != "int":
-                    return {}
+            if t[0] == "array" and t[2] is not None and t[1][0] == "int":
                 arrays[field] = (t[1], t[2] * type_size(t[1]))
         if sum(size for _, size in arrays.values()) > MAX_LOCAL_ARRAY:
             return {}

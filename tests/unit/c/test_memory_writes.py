@@ -269,3 +269,35 @@ def test_a_helper_dereferences_the_array_it_was_given():
     new = old.replace("seq_printf(m, \"%-9s\\n\", tbuf);", "seq_printf(m, \"%-9s\", tbuf);\n\tseq_putc(m, '\\n');")
     assert verdict_of(old, new) == ("equivalent", None)
     assert verdict_of(old, new.replace("buf[0] = '*'", "buf[0] = '-'"))[0] == "divergent"
+
+
+# -- a struct zeroed by memset keeps its arrays ----------------------------------------------------
+
+STATS = ("struct foo_stats {\n\tunsigned long ios[2];\n\tunsigned long ticks;\n\tlocal_t inflight[2];\n};\n\n"
+         "static void foo_read_all(struct foo_dev *d, struct foo_stats *stat)\n{\n\tint cpu, g;\n\n"
+         "\tmemset(stat, 0, sizeof(struct foo_stats));\n\tfor_each_possible_cpu(cpu) {\n"
+         "\t\tstruct foo_stats *ptr = per_cpu_ptr(d->stats, cpu);\n\n"
+         "\t\tfor (g = 0; g < 2; g++)\n\t\t\tstat->ios[g] += ptr->ios[g];\n"
+         "\t\tstat->ticks += ptr->ticks;\n\t}\n}\n\n")
+DEV = "struct seq_file *m, struct foo_dev *d"
+
+
+def test_a_struct_zeroed_by_memset_keeps_its_arrays_as_storage():
+    """part_stat_read_all's shape (diskstats_show): memset of the struct, then sums into its array
+    members (was inconclusive: "subscript of a value that is not an array"; an array member of a
+    struct with a non-integer array beside it was not storage either)."""
+    old = show('\tstruct foo_stats stat;\n\n\tfoo_read_all(d, &stat);\n'
+               '\tseq_printf(m, "%lu %lu %lu\\n", stat.ios[0], stat.ios[1], stat.ticks);\n', STATS, DEV)
+    new = show('\tstruct foo_stats st;\n\n\tfoo_read_all(d, &st);\n\tseq_put_decimal_ull(m, "", st.ios[0]);\n'
+               '\tseq_put_decimal_ull(m, " ", st.ios[1]);\n\tseq_put_decimal_ull(m, " ", st.ticks);\n'
+               '\tseq_putc(m, \'\\n\');\n', STATS, DEV)
+    assert verdict_of(old, new)[0] == "equivalent"
+    swapped = new.replace("st.ios[0]", "st.ios[9]").replace("st.ios[1]", "st.ios[0]").replace("st.ios[9]", "st.ios[1]")
+    assert verdict_of(old, swapped)[0] == "divergent"
+
+
+def test_memset_zeroes_the_arrays_of_a_struct():
+    old = show('\tstruct foo_stats stat;\n\n\tstat.ios[1] = 7;\n\tmemset(&stat, 0, sizeof(stat));\n'
+               '\tseq_printf(m, "%lu\\n", stat.ios[1]);\n', STATS, DEV)
+    assert verdict_of(old, show('\tseq_puts(m, "0\\n");\n', STATS, DEV))[0] == "equivalent"
+    assert verdict_of(old, show('\tseq_puts(m, "7\\n");\n', STATS, DEV))[0] == "divergent"
