@@ -52,6 +52,92 @@ from fmtcheck.common.errors import Inconclusive, InputError
 from fmtcheck.kernel import constants, lib
 
 
+def counted_elements(node, base_type: tuple, star_max: int) -> int | None:
+    """The elements an array of the caller's data whose size the code does not give is taken to
+    hold when a loop counter indexes it (`v->digi->calls[k]` in `for (k = 0; k < v->digi->n; k++)`):
+    STAR_MAX (--star-max), as a macro sizing an array ranges up to it. Unbounded, the loop's count
+    (an input drawn up to its type's maximum) named a new input per iteration until each such case
+    went over a per-case bound, and the verdict was inconclusive; a count past the array's elements
+    reads past its end, undefined behaviour, so such a case is skipped and the verdict says so.
+    None where the rule does not apply: an array of known size, an index that is not the counter of
+    an enclosing `for` whose bound is data (a member, a variable), not a constant or a macro."""
+    if base_type[0] == "array" and base_type[2] is not None:
+        return None
+    index = node.child_by_field_name("index")
+    while index is not None and index.type == "parenthesized_expression" and index.named_child_count == 1:
+        index = index.named_children[0]
+    if index is None or index.type != "identifier":
+        return None
+    name = index.text
+    loop = node.parent
+    while loop is not None and loop.type != "function_definition":
+        if loop.type == "for_statement" and _counts_with(loop, name):
+            return star_max
+        loop = loop.parent
+    return None
+
+
+def _counts_with(loop, name: bytes) -> bool:
+    """Whether the `for` LOOP steps NAME (`name++`, `--name`, `name += k`) up to a bound that is
+    the caller's data: a member access or a lowercase name (not a number, a macro or a sizeof)."""
+    update, cond = loop.child_by_field_name("update"), loop.child_by_field_name("condition")
+    if update is None or cond is None:
+        return False
+    if not any(_stepped(n) == name for n in _walk(update)):
+        return False
+    return any(_bound_by_data(c, name) for c in _conjuncts(cond))
+
+
+def _stepped(node) -> bytes | None:
+    """The name an update expression (`k++`, `--k`, `k += 2`) steps, if any."""
+    if node.type == "update_expression":
+        target = node.child_by_field_name("argument")
+    elif node.type == "assignment_expression":
+        target = node.child_by_field_name("left")
+    else:
+        return None
+    return target.text if target is not None and target.type == "identifier" else None
+
+
+def _conjuncts(cond):
+    """The terms of a `&&` chain (a loop runs only while each holds), through parentheses."""
+    while cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond.type == "binary_expression" and cond.child_by_field_name("operator").type == "&&":
+        yield from _conjuncts(cond.child_by_field_name("left"))
+        yield from _conjuncts(cond.child_by_field_name("right"))
+    else:
+        yield cond
+
+
+_ORDER = ("<", "<=", ">", ">=")
+
+
+def _bound_by_data(cond, name: bytes) -> bool:
+    """`name < B` (or `B > name`, ...) where B reads the caller's data: a member access or a
+    lowercase name (not a number, a macro or a sizeof)."""
+    if cond.type != "binary_expression" or cond.child_by_field_name("operator").type not in _ORDER:
+        return False
+    sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
+    counters = [s for s in sides if s.type == "identifier" and s.text == name]
+    if len(counters) != 1:
+        return False
+    bound = sides[1] if sides[0] is counters[0] else sides[0]
+    return any(n.type == "field_expression" or (n.type == "identifier" and n.text != name and not n.text.isupper())
+               for n in _walk(bound))
+
+
+def _walk(node):
+    yield node
+    for child in node.named_children:
+        yield from _walk(child)
+
+
+def past_unknown_size(i: int, held: int, line: int, text: str) -> UndefinedBehaviour:
+    return UndefinedBehaviour(line, f"index {i} is past the end of {text}, an array of unknown size taken to "
+                                    f"hold {held} elements (--star-max)")
+
+
 class ExpressionCompiler:
     """Expression compilers of `Program`: one `_expr_<kind>` method per tree-sitter expression kind."""
 
@@ -263,6 +349,8 @@ class ExpressionCompiler:
         where = self.where(node)
         site = self.site(node)
         note_elem = typed_reads(self.read_types, read_label(elem), where)
+        held = counted_elements(node, base.type, self.space.star_max)
+        line = self.line(node)
 
         def subscript(f: Frame) -> Any:
             obj = bfn(f)  # (the log of the index's reads is looked at for a table's entry only)
@@ -270,6 +358,8 @@ class ExpressionCompiler:
             start = len(reads) if reads is not None else 0
             i = i if type(i := ifn(f)) is int else as_int(i, f, index.type, index.text)  # (as_int keeps an int)
             if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
+                if held is not None and not 0 <= i < held:
+                    raise past_unknown_size(i, held, line, base.text)
                 return free_path(f, f"{obj.key}[{i}]", where, note_elem)  # (element()'s key, unparsed)
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where, note_elem)

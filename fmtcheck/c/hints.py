@@ -251,11 +251,33 @@ def _hint_bound_macros(loop, space: InputSpace) -> None:
         return
     op = cond.child_by_field_name("operator").text.decode()
     counter, bound = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if op not in ("<", "<=") or counter.type != "identifier" or bound.type != "identifier":
+    if op in (">", ">="):
+        counter, bound = bound, counter  # `MAX_FOO > i`
+    elif op not in ("<", "<="):
+        return
+    if bound.type != "identifier" or not _counts(counter, loop.child_by_field_name("update")):
         return
     name = bound.text.decode("latin-1")
     if _MACRO.fullmatch(name):
         space.add_hint(name, LOOP_BOUND_MACRO)
+
+
+def _counts(counter, update) -> bool:
+    """Whether COUNTER is what the loop's UPDATE steps: the counter itself (`i < N; i++`), or the
+    distance of a stepped pointer from its start (`zone - node_zones < MAX_NR_ZONES; ++zone`)."""
+    if counter.type == "identifier":
+        return True
+    if counter.type != "binary_expression" or counter.child_by_field_name("operator").type != "-":
+        return False
+    pointer = counter.child_by_field_name("left")
+    if pointer.type != "identifier" or update is None:
+        return False
+    for n in cfront.walk(update):
+        target = n.child_by_field_name("argument") or n.child_by_field_name("left") \
+            if n.type in ("update_expression", "assignment_expression") else None
+        if target is not None and target.text == pointer.text:
+            return True
+    return False
 
 
 def _hint_size_macros(decl, space: InputSpace) -> None:

@@ -8,10 +8,10 @@ from typing import Any, Callable
 from fmtcheck.c.arith import as_int, binary, observed_truth, truth, truth_value
 from fmtcheck.c import cfront
 from fmtcheck.c.symbolic import NotProvable, Sym, compare
-from fmtcheck.c.types import CHAR, FREE, S32, U64, conv, type_size, usual
+from fmtcheck.c.types import CHAR, FREE, S32, S64, U64, conv, type_size, usual
 from fmtcheck.c.stores import store, value_name
 from fmtcheck.c.values import (CSeqFile, Expr, Frame, Free, LocalStruct, Mem, Ptr, SymbolicCells, TablePtr, advance,
-                               element, member_of, outside_sized_array)
+                               element, member_of, outside_sized_array, pointer_parts)
 from fmtcheck.common.errors import Inconclusive
 
 
@@ -47,6 +47,13 @@ def symbolic_truth(v: Sym) -> Sym:
     return compare("!=", v, 0)
 
 
+def _only_reads(node) -> bool:
+    """A name or a member of one (`zone`, `pgdat->node_zones`): evaluating it has no effect."""
+    while node is not None and node.type == "field_expression":
+        node = node.child_by_field_name("argument")
+    return node is not None and node.type == "identifier"
+
+
 class OperatorCompiler:
     """Operator and assignment compilers of `Program`."""
 
@@ -67,6 +74,9 @@ class OperatorCompiler:
         if left.type == FREE and op in ("+", "-"):
             # a member of unknown type may hold a pointer (m->buf + m->count)
             return self._maybe_pointer_arith(op, left, right, fn, t, node, text)
+        if (op == "-" and left.type[0] in ("ptr", "array") and right.type[0] in ("ptr", "array")
+                and _only_reads(left.node) and _only_reads(right.node)):
+            return self._pointer_difference(left, right, fn, node, text)
         const = None
         if isinstance(left.const, int) and isinstance(right.const, int) and not isinstance(left.const, bool):
             try:
@@ -92,6 +102,23 @@ class OperatorCompiler:
             return int_fn(f)
 
         return Expr(arith, FREE, text, node)
+
+    def _pointer_difference(self, left, right, int_fn, node, text):
+        """`zone - node_zones`: two pointers into one array of the caller's data (`&a[j]` and
+        `&a[k]`, moved from the same start) are j - k elements apart, as C defines it; any other
+        two are read as numbers, as before (the addresses are then inputs; the operands only read,
+        so evaluating them again for that costs nothing and changes nothing)."""
+        lfn, rfn = left.fn, right.fn
+
+        def difference(f: Frame) -> Any:
+            a, b = lfn(f), rfn(f)
+            if type(a) is Free and type(b) is Free:
+                (abase, j), (bbase, k) = pointer_parts(a.key), pointer_parts(b.key)
+                if abase == bbase:
+                    return j - k
+            return int_fn(f)
+
+        return Expr(difference, S64, text, node)
 
     def _pointer_arith(self, op, left, right, node, text):
         lfn, rfn = left.fn, right.fn

@@ -28,7 +28,7 @@ from fmtcheck.c.values import (
     Unset,
     uninitialised_key,
 )
-from fmtcheck.common.errors import Inconclusive, InputError, LimitExceeded
+from fmtcheck.common.errors import FmtcheckError, Inconclusive, InputError, LimitExceeded
 
 
 class StatementCompiler:
@@ -477,6 +477,28 @@ def _runs_to_its_bound(unit, body, names: set[str]) -> bool:
     return unit.found[key]
 
 
+def indexes_unsized(compiler, body, counter: str, scope: dict) -> bool:
+    """Whether BODY indexes with COUNTER an array whose size the code does not give: such a walk
+    reads past the array's assumed end at --star-max elements (`expressions.counted_elements`),
+    undefined behaviour that skips a case with a larger count, where foreseeing the count past
+    the step bound would end it over a bound; so the count is not foreseen for it."""
+    for n in cfront.walk(body) if body is not None else ():
+        if n.type != "subscript_expression":
+            continue
+        index, base = n.child_by_field_name("index"), n.child_by_field_name("argument")
+        while index is not None and index.type == "parenthesized_expression" and index.named_child_count == 1:
+            index = index.named_children[0]
+        if index is None or index.type != "identifier" or index.text.decode("latin-1") != counter:
+            continue
+        try:
+            t = compiler.expr(base, scope).type  # (a name the body declares is not in scope yet)
+        except FmtcheckError:
+            continue
+        if not (t[0] == "array" and t[2] is not None):
+            return True
+    return False
+
+
 def induction_of(compiler, node, body, scope, step):
     """For a counted loop or a pointer-chain walk (see `fmtcheck.c.loopshapes`): a closure that
     traces it by induction in proof mode, and for a counted loop whose body runs every iteration,
@@ -495,7 +517,8 @@ def induction_of(compiler, node, body, scope, step):
         if guard is not None:
             return (lambda f: guarded_loop(f, counter, counter_type, bound, guard, body, step, scope)), precheck
         if _runs_to_its_bound(compiler.unit, node.child_by_field_name("body"), names) and all(
-                scope.get(name, ("ptr",))[0] in ("ptr", "free") for name in names - {counter}):
+                scope.get(name, ("ptr",))[0] in ("ptr", "free") for name in names - {counter}) \
+                and not indexes_unsized(compiler, node.child_by_field_name("body"), counter, scope):
             def precheck(f: Frame) -> None:
                 if all(isinstance(f.vars.get(name), Free) for name in names - {counter}):
                     past_the_step_bound(f, counter, counter_type, bound, where)
