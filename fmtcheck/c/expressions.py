@@ -341,16 +341,12 @@ class ExpressionCompiler:
         return Expr(member, declared or self.space.hint(text) or FREE, text, node)
 
     def _expr_subscript_expression(self, node, scope):
-        base = self.expr(node.child_by_field_name("argument"), scope)
-        index = self.expr(node.child_by_field_name("index"), scope)
+        base, index = (self.expr(node.child_by_field_name(name), scope) for name in ("argument", "index"))
         bfn, ifn = base.fn, index.fn
         elem = base.type[1] if base.type[0] in ("array", "ptr") else FREE
-        text = node.text.decode("latin-1")
-        where = self.where(node)
-        site = self.site(node)
+        text, where, site = node.text.decode("latin-1"), self.where(node), self.site(node)
         note_elem = typed_reads(self.read_types, read_label(elem), where)
         held = counted_elements(node, base.type, self.space.star_max)
-        line = self.line(node)
 
         def subscript(f: Frame) -> Any:
             obj = bfn(f)  # (the log of the index's reads is looked at for a table's entry only)
@@ -359,7 +355,7 @@ class ExpressionCompiler:
             i = i if type(i := ifn(f)) is int else as_int(i, f, index.type, index.text)  # (as_int keeps an int)
             if type(obj) is Free and type(i) is int and obj.key[:1] != "&":
                 if held is not None and not 0 <= i < held:
-                    raise past_unknown_size(i, held, line, base.text)
+                    raise past_unknown_size(i, held, self.line(node), base.text)
                 return free_path(f, f"{obj.key}[{i}]", where, note_elem)  # (element()'s key, unparsed)
             if isinstance(i, Sym):
                 return symbolic_element(obj, i, elem, where, note_elem)
