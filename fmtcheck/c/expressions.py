@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from fmtcheck.c import symbolic
+from fmtcheck.c import cfront, symbolic
 from fmtcheck.c.arith import as_int, truth, truth_value
 from fmtcheck.c.coverage import input_reads, observe_table_index
 from fmtcheck.c.literals import parse_number, unescape
-from fmtcheck.c.nodes import snip
+from fmtcheck.c.nodes import snip, stepped_name
 from fmtcheck.c.symbolic import Sym
 from fmtcheck.c.types import (
     BASE_TYPES,
@@ -83,20 +83,9 @@ def _counts_with(loop, name: bytes) -> bool:
     update, cond = loop.child_by_field_name("update"), loop.child_by_field_name("condition")
     if update is None or cond is None:
         return False
-    if not any(_stepped(n) == name for n in _walk(update)):
+    if not any(stepped_name(n) == name for n in cfront.walk(update)):
         return False
     return any(_bound_by_data(c, name) for c in _conjuncts(cond))
-
-
-def _stepped(node) -> bytes | None:
-    """The name an update expression (`k++`, `--k`, `k += 2`) steps, if any."""
-    if node.type == "update_expression":
-        target = node.child_by_field_name("argument")
-    elif node.type == "assignment_expression":
-        target = node.child_by_field_name("left")
-    else:
-        return None
-    return target.text if target is not None and target.type == "identifier" else None
 
 
 def _conjuncts(cond):
@@ -124,13 +113,7 @@ def _bound_by_data(cond, name: bytes) -> bool:
         return False
     bound = sides[1] if sides[0] is counters[0] else sides[0]
     return any(n.type == "field_expression" or (n.type == "identifier" and n.text != name and not n.text.isupper())
-               for n in _walk(bound))
-
-
-def _walk(node):
-    yield node
-    for child in node.named_children:
-        yield from _walk(child)
+               for n in cfront.walk(bound))
 
 
 def past_unknown_size(i: int, held: int, line: int, text: str) -> UndefinedBehaviour:

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from fmtcheck.c import cfront
-from fmtcheck.c.nodes import callee
+from fmtcheck.c.nodes import callee, stepped_name
 from fmtcheck.c.types import CHAR_PTR, FREE, U64
 from fmtcheck.common.lazyre import lazy_compile
 
@@ -272,12 +272,7 @@ def _counts(counter, update) -> bool:
     pointer = counter.child_by_field_name("left")
     if pointer.type != "identifier" or update is None:
         return False
-    for n in cfront.walk(update):
-        target = n.child_by_field_name("argument") or n.child_by_field_name("left") \
-            if n.type in ("update_expression", "assignment_expression") else None
-        if target is not None and target.text == pointer.text:
-            return True
-    return False
+    return any(stepped_name(n) == pointer.text for n in cfront.walk(update))
 
 
 def _hint_size_macros(decl, space: InputSpace) -> None:

@@ -99,6 +99,17 @@ def snip(node) -> str:
     return node.text[:40].decode("latin-1", "replace").replace("\n", " ")
 
 
+def stepped_name(node) -> bytes | None:
+    """The name an update expression (`k++`, `--k`, `k += 2`) steps, if any."""
+    if node.type == "update_expression":
+        target = node.child_by_field_name("argument")
+    elif node.type == "assignment_expression":
+        target = node.child_by_field_name("left")
+    else:
+        return None
+    return target.text if target is not None and target.type == "identifier" else None
+
+
 def unparenthesized(node):
     """The expression inside any parentheses around it (`((x))` is `x`)."""
     while node.type == "parenthesized_expression" and node.named_children:

@@ -59,12 +59,12 @@ class Trial:
     truncated: int
     roles: dict  # line number -> the grammar line it matched, when collecting (`Matcher.line_roles`)
 
-    def __init__(self, state: State, divs: list, records: list, truncated: int, roles: dict | None = None) -> None:
+    def __init__(self, state: State, divs: list, records: list, truncated: int, roles: dict) -> None:
         self.state = state  # written out, as State's
         self.divs = divs
         self.records = records
         self.truncated = truncated
-        self.roles = {} if roles is None else roles
+        self.roles = roles
 
 
 RecordSeen = tuple  # (block name, key tuple): a record found in the capture, for diff's notes
